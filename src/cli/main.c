@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/* The cdevs command. It uses the public API only. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cdevs/cdevs.h"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static long peak_rss_kb(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
+static int usage(FILE *f) {
+  fprintf(f,
+          "usage: cdevs <command> [options]\n"
+          "\n"
+          "commands:\n"
+          "  example efp [--mode parallel|classic] [--first proc|genr] [--period P]\n"
+          "              [--proc-time T] [--observe T] [--out FILE.csv] [--plot FILE.svg|.png]\n"
+          "              [--trace FILE.csv]\n"
+          "      the generator -> processor -> transducer experimental frame\n"
+          "  devstone --type LI|HI|HO|HOmod --depth D --width W [--int-delay MS]\n"
+          "           [--ext-delay MS] [--trace FILE.csv]\n"
+          "      build and run a DEVStone model, print one line of figures\n"
+          "  --version   print the version\n"
+          "  help        this text\n");
+  return f == stderr ? 2 : 0;
+}
+
+/* ---- option parsing ----------------------------------------------------------------- */
+
+typedef struct opts {
+  int argc, i;
+  char **argv;
+  const char *cmd;
+} opts;
+
+static int bad_opt(const opts *o, const char *what) {
+  fprintf(stderr, "cdevs %s: %s '%s'\n", o->cmd, what, o->argv[o->i]);
+  return 2;
+}
+
+/* The value of option argv[i] (either "--x=v" or "--x v"), or NULL if missing. */
+static const char *opt_value(opts *o, const char *name) {
+  const char *a = o->argv[o->i];
+  size_t n = strlen(name);
+  if (strncmp(a, name, n) != 0) return NULL;
+  if (a[n] == '=') return a + n + 1;
+  if (a[n] != '\0') return NULL;
+  if (o->i + 1 >= o->argc) return NULL;
+  return o->argv[++o->i];
+}
+
+static int is_opt(const opts *o, const char *name) {
+  const char *a = o->argv[o->i];
+  size_t n = strlen(name);
+  return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+static int parse_double(const char *s, double *out) {
+  if (!s || !*s) return -1;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (*end || errno || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *out) {
+  if (!s || !*s || *s == '-') return -1;
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (*end || errno || v > UINT32_MAX) return -1;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+/* ---- run summary ---------------------------------------------------------------------- */
+
+static void summary(cdevs_sim *sim, double wall) {
+  cdevs_stats st;
+  cdevs_sim_stats(sim, &st);
+  uint64_t trans = st.internals + st.externals + st.confluents;
+  fprintf(stderr,
+          "summary: atomics=%u instants=%llu transitions=%llu internal=%llu external=%llu "
+          "confluent=%llu outputs=%llu wall_s=%.3f events_per_s=%.0f\n",
+          st.atomics, (unsigned long long)st.instants, (unsigned long long)trans,
+          (unsigned long long)st.internals, (unsigned long long)st.externals,
+          (unsigned long long)st.confluents, (unsigned long long)st.outputs, wall,
+          wall > 0 ? (double)trans / wall : 0.0);
+}
+
+/* ---- devstone ---------------------------------------------------------------------------- */
+
+static int cmd_devstone(opts *o) {
+  cdevs_devstone_params p = {CDEVS_DEVSTONE_LI, 0, 0, 0.0, 0.0};
+  int have_type = 0;
+  const char *trace_path = NULL, *v;
+  for (o->i = 2; o->i < o->argc; o->i++) {
+    if (is_opt(o, "--type")) {
+      if (!(v = opt_value(o, "--type")) || (p.type = cdevs_devstone_type_parse(v)) < 0)
+        return bad_opt(o, "--type needs LI, HI, HO or HOmod, got");
+      have_type = 1;
+    } else if (is_opt(o, "--depth")) {
+      if (parse_u32(opt_value(o, "--depth"), &p.depth) || p.depth < 1)
+        return bad_opt(o, "--depth needs an integer >= 1, got");
+    } else if (is_opt(o, "--width")) {
+      if (parse_u32(opt_value(o, "--width"), &p.width) || p.width < 1)
+        return bad_opt(o, "--width needs an integer >= 1, got");
+    } else if (is_opt(o, "--int-delay")) {
+      if (parse_double(opt_value(o, "--int-delay"), &p.int_delay_ms) || p.int_delay_ms < 0)
+        return bad_opt(o, "--int-delay needs milliseconds >= 0, got");
+    } else if (is_opt(o, "--ext-delay")) {
+      if (parse_double(opt_value(o, "--ext-delay"), &p.ext_delay_ms) || p.ext_delay_ms < 0)
+        return bad_opt(o, "--ext-delay needs milliseconds >= 0, got");
+    } else if (is_opt(o, "--trace")) {
+      if (!(trace_path = opt_value(o, "--trace"))) return bad_opt(o, "--trace needs a file");
+    } else {
+      return bad_opt(o, "unknown option");
+    }
+  }
+  if (!have_type || !p.depth || !p.width) {
+    fprintf(stderr, "cdevs devstone: --type, --depth and --width are required\n");
+    return 2;
+  }
+  double t0 = now_s();
+  cdevs_model *root = cdevs_devstone_build(NULL, &p);
+  if (!root) {
+    fprintf(stderr, "cdevs devstone: out of memory\n");
+    return 1;
+  }
+  cdevs_sim_opts so = cdevs_sim_opts_default();
+  so.max_transitions_per_instant = UINT64_MAX; /* DEVStone runs entirely at t = 0 */
+  cdevs_sim *sim = NULL;
+  cdevs_status st = cdevs_sim_new(root, &so, &sim);
+  if (st) {
+    fprintf(stderr, "cdevs devstone: %s: %s\n", cdevs_strerror(st), cdevs_model_errmsg(root));
+    cdevs_model_free(root);
+    return 1;
+  }
+  double t1 = now_s();
+  cdevs_trace *tr = NULL;
+  if (trace_path && (st = cdevs_trace_open(sim, trace_path, &tr))) {
+    fprintf(stderr, "cdevs devstone: cannot write %s: %s\n", trace_path, cdevs_strerror(st));
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+    return 1;
+  }
+  st = cdevs_devstone_seed(sim);
+  if (!st) st = cdevs_sim_run(sim, INFINITY);
+  double t2 = now_s();
+  int rc = 0;
+  if (cdevs_trace_close(tr, 1)) {
+    fprintf(stderr, "cdevs devstone: writing %s failed\n", trace_path);
+    rc = 1;
+  }
+  if (st) {
+    fprintf(stderr, "cdevs devstone: %s: %s\n", cdevs_strerror(st), cdevs_sim_errmsg(sim));
+    rc = 1;
+  } else {
+    cdevs_devstone_counts c;
+    cdevs_devstone_counts_get(sim, &c);
+    printf("devstone type=%s depth=%u width=%u atomics=%u internals=%llu externals=%llu "
+           "events=%llu build_s=%.6f sim_s=%.6f rss_kb=%ld\n",
+           cdevs_devstone_type_name(p.type), p.depth, p.width, cdevs_sim_atomic_count(sim),
+           (unsigned long long)c.internals, (unsigned long long)c.externals,
+           (unsigned long long)c.events, t1 - t0, t2 - t1, peak_rss_kb());
+  }
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  return rc;
+}
+
+/* ---- the experimental frame example --------------------------------------------------------- */
+
+typedef struct efp_rec {
+  FILE *f;
+  uint32_t genr;
+  uint64_t arrived, solved;
+  double last_t;
+  int failed;
+} efp_rec;
+
+static void efp_row(efp_rec *r, double t) {
+  if (fprintf(r->f, "%.17g,%llu,%llu\n", t, (unsigned long long)r->arrived,
+              (unsigned long long)r->solved) < 0)
+    r->failed = 1;
+}
+
+static void efp_output(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
+  (void)port;
+  (void)v;
+  efp_rec *r = ud;
+  if (atomic != r->genr) return;
+  r->arrived++;
+  efp_row(r, t);
+}
+
+static void efp_root_output(void *ud, double t, int port, const cdevs_value *v) {
+  (void)port;
+  (void)v;
+  efp_rec *r = ud;
+  r->solved++;
+  efp_row(r, t);
+}
+
+static int plot_csv(const char *csv, const char *out) {
+  const char *dot = strrchr(out, '.');
+  const char *term = dot && strcmp(dot, ".png") == 0 ? "pngcairo size 900,500" : "svg size 900,500";
+  char script[2048];
+  snprintf(script, sizeof script,
+           "set terminal %s\n"
+           "set output '%s'\n"
+           "set datafile separator ','\n"
+           "set key top left\n"
+           "set xlabel 'simulated time'\n"
+           "set ylabel 'jobs'\n"
+           "set title 'Experimental frame: jobs arrived and solved'\n"
+           "plot '%s' using 1:2 skip 1 with steps lw 2 title 'arrived', "
+           "'' using 1:3 skip 1 with steps lw 2 title 'solved'\n",
+           term, out, csv);
+  FILE *p = popen("gnuplot 2>&1", "w");
+  if (!p) return -1;
+  fputs(script, p);
+  int rc = pclose(p);
+  return rc == 0 ? 0 : -1;
+}
+
+static int have_gnuplot(void) {
+  return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+static int cmd_example(opts *o) {
+  if (o->argc < 3 || strcmp(o->argv[2], "efp") != 0) {
+    fprintf(stderr, "cdevs example: unknown example '%s' (available: efp)\n",
+            o->argc < 3 ? "" : o->argv[2]);
+    return 2;
+  }
+  cdevs_generator_params g = {1.0, 1.0};
+  cdevs_processor_params pp = {2.0};
+  cdevs_transducer_params tp = {100.5};
+  cdevs_sim_opts so = cdevs_sim_opts_default();
+  const char *out = NULL, *plot = NULL, *trace_path = NULL, *v;
+  int proc_first = 1;
+  for (o->i = 3; o->i < o->argc; o->i++) {
+    if (is_opt(o, "--mode")) {
+      v = opt_value(o, "--mode");
+      if (v && strcmp(v, "parallel") == 0)
+        so.mode = CDEVS_PARALLEL;
+      else if (v && strcmp(v, "classic") == 0)
+        so.mode = CDEVS_CLASSIC;
+      else
+        return bad_opt(o, "--mode needs parallel or classic, got");
+    } else if (is_opt(o, "--first")) {
+      v = opt_value(o, "--first");
+      if (v && strcmp(v, "proc") == 0)
+        proc_first = 1;
+      else if (v && strcmp(v, "genr") == 0)
+        proc_first = 0;
+      else
+        return bad_opt(o, "--first needs proc or genr, got");
+    } else if (is_opt(o, "--period")) {
+      if (parse_double(opt_value(o, "--period"), &g.period) || g.period <= 0)
+        return bad_opt(o, "--period needs a time > 0, got");
+    } else if (is_opt(o, "--proc-time")) {
+      if (parse_double(opt_value(o, "--proc-time"), &pp.processing_time) || pp.processing_time < 0)
+        return bad_opt(o, "--proc-time needs a time >= 0, got");
+    } else if (is_opt(o, "--observe")) {
+      if (parse_double(opt_value(o, "--observe"), &tp.observation_time) || tp.observation_time <= 0)
+        return bad_opt(o, "--observe needs a time > 0, got");
+    } else if (is_opt(o, "--out")) {
+      if (!(out = opt_value(o, "--out"))) return bad_opt(o, "--out needs a file");
+    } else if (is_opt(o, "--plot")) {
+      if (!(plot = opt_value(o, "--plot"))) return bad_opt(o, "--plot needs a file");
+    } else if (is_opt(o, "--trace")) {
+      if (!(trace_path = opt_value(o, "--trace"))) return bad_opt(o, "--trace needs a file");
+    } else {
+      return bad_opt(o, "unknown option");
+    }
+  }
+  if (plot && !out) {
+    fprintf(stderr, "cdevs example: --plot needs --out (the plot is drawn from the CSV)\n");
+    return 2;
+  }
+  if (plot && !have_gnuplot()) {
+    fprintf(stderr, "cdevs example: gnuplot is not installed (Debian: apt-get install "
+                    "gnuplot-nox); run without --plot or install it\n");
+    return 1;
+  }
+  cdevs_model *root = cdevs_efp_build(NULL, &g, &pp, &tp);
+  if (!root) {
+    fprintf(stderr, "cdevs example: out of memory\n");
+    return 1;
+  }
+  /* Under Classic DEVS the select order decides who goes first at t = 3, 5, …, when
+     the processor finishes a job just as the generator sends the next one. */
+  cdevs_model *proc = cdevs_model_child(root, "proc"), *ef = cdevs_model_child(root, "ef");
+  cdevs_model_set_priority(proc_first ? proc : ef, -1);
+  cdevs_sim *sim = NULL;
+  cdevs_status st = cdevs_sim_new(root, &so, &sim);
+  if (st) {
+    fprintf(stderr, "cdevs example: %s: %s\n", cdevs_strerror(st), cdevs_model_errmsg(root));
+    cdevs_model_free(root);
+    return 1;
+  }
+  efp_rec rec = {NULL, 0, 0, 0, 0.0, 0};
+  rec.genr = cdevs_sim_atomic_id(sim, cdevs_model_child(ef, "genr"));
+  char *part = NULL;
+  cdevs_observer obs = {efp_output, NULL, efp_root_output};
+  if (out) {
+    part = malloc(strlen(out) + 6);
+    if (!part) return 1;
+    sprintf(part, "%s.part", out);
+    rec.f = fopen(part, "w");
+    if (!rec.f) {
+      fprintf(stderr, "cdevs example: cannot write %s: %s\n", out, strerror(errno));
+      free(part);
+      cdevs_sim_free(sim);
+      cdevs_model_free(root);
+      return 1;
+    }
+    fputs("time,arrived,solved\n", rec.f);
+    efp_row(&rec, cdevs_sim_time(sim));
+    cdevs_sim_observe(sim, &obs, &rec);
+  }
+  cdevs_trace *tr = NULL;
+  if (trace_path && (st = cdevs_trace_open(sim, trace_path, &tr)))
+    fprintf(stderr, "cdevs example: cannot write %s: %s\n", trace_path, cdevs_strerror(st));
+  double t0 = now_s();
+  if (!st) st = cdevs_sim_run(sim, INFINITY);
+  double wall = now_s() - t0;
+  int rc = 0;
+  if (st) {
+    fprintf(stderr, "cdevs example: %s: %s\n", cdevs_strerror(st), cdevs_sim_errmsg(sim));
+    rc = 1;
+  }
+  if (cdevs_trace_close(tr, 1)) {
+    fprintf(stderr, "cdevs example: writing %s failed\n", trace_path);
+    rc = 1;
+  }
+  if (rec.f) {
+    int bad = rec.failed | ferror(rec.f);
+    bad |= fclose(rec.f) != 0;
+    if (bad || rename(part, out) != 0) {
+      fprintf(stderr, "cdevs example: writing %s failed\n", out);
+      remove(part);
+      rc = 1;
+    }
+  }
+  free(part);
+  const cdevs_transducer_state *ts = cdevs_sim_state(sim, cdevs_model_child(ef, "transd"));
+  const cdevs_processor_state *ps = cdevs_sim_state(sim, proc);
+  printf("efp mode=%s first=%s arrived=%llu solved=%llu bailed=%llu throughput=%.6g "
+         "mean_turnaround=%.6g\n",
+         so.mode == CDEVS_CLASSIC ? "classic" : "parallel", proc_first ? "proc" : "genr",
+         (unsigned long long)ts->arrived, (unsigned long long)ts->solved,
+         (unsigned long long)ps->bailed, cdevs_transducer_throughput(ts),
+         cdevs_transducer_mean_turnaround(ts));
+  summary(sim, wall);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  if (!rc && plot) {
+    if (plot_csv(out, plot)) {
+      fprintf(stderr, "cdevs example: gnuplot failed to draw %s\n", plot);
+      rc = 1;
+    } else {
+      fprintf(stderr, "wrote %s and %s\n", out, plot);
+    }
+  }
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return usage(stderr);
+  opts o = {argc, 1, argv, argv[1]};
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+    printf("cdevs %s\n", cdevs_version());
+    return 0;
+  }
+  if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+    return usage(stdout);
+  if (!strcmp(argv[1], "devstone")) return cmd_devstone(&o);
+  if (!strcmp(argv[1], "example")) return cmd_example(&o);
+  fprintf(stderr, "cdevs: unknown command '%s'\n", argv[1]);
+  return usage(stderr);
+}

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/* Flattening: the hierarchy becomes atomic ids in select order and, for every output
+   port, the direct list of input ports it reaches through any chain of couplings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_impl.h"
+#include "sim_impl.h"
+
+/* For each coupled model, its couplings sorted by source, so that the couplings leaving
+   one (child, port) are a contiguous run found by binary search. */
+typedef struct cindex {
+  const cdevs_model *m;
+  uint32_t *order; /* coupling indices sorted by (src, src_port) */
+} cindex;
+
+typedef struct pkey {
+  uintptr_t p;
+  uint32_t id;
+} pkey;
+
+typedef struct flat {
+  cdevs_sim *s;
+  const cdevs_alloc *a;
+  pkey *id_of;         /* atomic ids sorted by model address, to map model → id */
+  const cdevs_model **coupled;
+  cindex *idx;
+  uint32_t ncoupled;
+  dest *out;           /* destinations being collected */
+  uint32_t nout, capout;
+  bool oom;
+} flat;
+
+/* Sort keys carry their data, so that no comparator needs global state (the
+   library must be usable from several threads). */
+typedef struct ckey {
+  coupling c;
+  uint32_t i;
+} ckey;
+
+static int cmp_ckey(const void *pa, const void *pb) {
+  const ckey *x = pa, *y = pb;
+  const coupling *a = &x->c, *b = &y->c;
+  if (a->src != b->src) return a->src < b->src ? -1 : 1;
+  if (a->src_port != b->src_port) return a->src_port < b->src_port ? -1 : 1;
+  if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
+  if (a->dst_port != b->dst_port) return a->dst_port < b->dst_port ? -1 : 1;
+  /* Stable among equals so that the delivery order is the coupling order. */
+  return x->i < y->i ? -1 : (x->i > y->i);
+}
+
+static int cmp_pkey(const void *pa, const void *pb) {
+  uintptr_t a = ((const pkey *)pa)->p, b = ((const pkey *)pb)->p;
+  return a < b ? -1 : (a > b);
+}
+
+/* Children of m in select order: (priority, creation index). */
+static int cmp_child(const void *pa, const void *pb) {
+  const cdevs_model *a = *(const cdevs_model *const *)pa, *b = *(const cdevs_model *const *)pb;
+  if (a->priority != b->priority) return a->priority < b->priority ? -1 : 1;
+  return a->index < b->index ? -1 : (a->index > b->index);
+}
+
+/* Gives every atomic its id in depth-first select order; records coupled models. */
+static cdevs_status walk(flat *f, const cdevs_model *m) {
+  cdevs_sim *s = f->s;
+  if (m->atomic) {
+    uint32_t id = s->n++;
+    s->model[id] = m;
+    s->ops[id] = m->ops;
+    s->out_base[id + 1] = s->out_base[id] + m->nports[CDEVS_OUT];
+    return CDEVS_OK;
+  }
+  f->coupled[f->ncoupled++] = m;
+  bool sorted = true;
+  for (uint32_t i = 0; i < m->nchildren; i++)
+    if (m->children[i]->priority != 0) sorted = false;
+  if (sorted) {
+    for (uint32_t i = 0; i < m->nchildren; i++) {
+      cdevs_status st = walk(f, m->children[i]);
+      if (st) return st;
+    }
+    return CDEVS_OK;
+  }
+  const cdevs_model **kids = cdevs__calloc(f->a, m->nchildren, sizeof *kids);
+  if (!kids) return CDEVS_ENOMEM;
+  memcpy(kids, m->children, m->nchildren * sizeof *kids);
+  qsort(kids, m->nchildren, sizeof *kids, cmp_child);
+  cdevs_status st = CDEVS_OK;
+  for (uint32_t i = 0; i < m->nchildren && !st; i++) st = walk(f, kids[i]);
+  cdevs__free(f->a, kids, m->nchildren * sizeof *kids);
+  return st;
+}
+
+static cdevs_status index_couplings(flat *f, cindex *ci, const cdevs_model *m) {
+  ci->m = m;
+  if (!m->ncouplings) return CDEVS_OK;
+  ci->order = cdevs__calloc(f->a, m->ncouplings, sizeof *ci->order);
+  ckey *keys = cdevs__calloc(f->a, m->ncouplings, sizeof *keys);
+  if (!ci->order || !keys) {
+    cdevs__free(f->a, keys, m->ncouplings * sizeof *keys);
+    return CDEVS_ENOMEM;
+  }
+  for (uint32_t i = 0; i < m->ncouplings; i++) {
+    keys[i].c = m->couplings[i];
+    keys[i].i = i;
+  }
+  qsort(keys, m->ncouplings, sizeof *keys, cmp_ckey);
+  for (uint32_t i = 0; i < m->ncouplings; i++) ci->order[i] = keys[i].i;
+  cdevs__free(f->a, keys, m->ncouplings * sizeof *keys);
+  for (uint32_t i = 1; i < m->ncouplings; i++) {
+    const coupling *a = &m->couplings[ci->order[i - 1]], *b = &m->couplings[ci->order[i]];
+    if (a->src == b->src && a->src_port == b->src_port && a->dst == b->dst &&
+        a->dst_port == b->dst_port) {
+      const cdevs_model *from = a->src < 0 ? m : m->children[a->src];
+      const cdevs_model *to = a->dst < 0 ? m : m->children[a->dst];
+      cdevs__model_error((cdevs_model *)(uintptr_t)m, CDEVS_ECOUPLING,
+                         "duplicate coupling '%s.%s' -> '%s.%s'", from->name,
+                         from->ports[a->src < 0 ? CDEVS_IN : CDEVS_OUT][a->src_port].name,
+                         to->name, to->ports[a->dst < 0 ? CDEVS_OUT : CDEVS_IN][a->dst_port].name);
+      return CDEVS_ECOUPLING;
+    }
+  }
+  return CDEVS_OK;
+}
+
+/* The coupling index of a coupled model; idx is sorted by model address. */
+static const cindex *find_index(const flat *f, const cdevs_model *m) {
+  uint32_t lo = 0, hi = f->ncoupled;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if ((uintptr_t)f->idx[mid].m < (uintptr_t)m)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return &f->idx[lo];
+}
+
+static int cmp_cindex(const void *pa, const void *pb) {
+  uintptr_t a = (uintptr_t)((const cindex *)pa)->m, b = (uintptr_t)((const cindex *)pb)->m;
+  return a < b ? -1 : (a > b);
+}
+
+static void add_dest(flat *f, uint32_t model, uint32_t port) {
+  if (CDEVS_GROW(f->a, f->out, f->capout, f->nout + 1)) {
+    f->oom = true;
+    return;
+  }
+  f->out[f->nout].model = model;
+  f->out[f->nout].port = port;
+  f->nout++;
+}
+
+static uint32_t atomic_id(const flat *f, const cdevs_model *m);
+
+/* Visits the couplings of m leaving (src, port) and follows each to atomic inputs. */
+static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port);
+
+static void arrive(flat *f, const cdevs_model *m, int32_t dst, int32_t port) {
+  if (dst < 0) { /* EOC: leave m by its output port */
+    if (!m->parent)
+      add_dest(f, ROOT_OUT, (uint32_t)port);
+    else
+      follow(f, m->parent, m->index, port);
+    return;
+  }
+  const cdevs_model *c = m->children[dst];
+  if (c->atomic)
+    add_dest(f, atomic_id(f, c), (uint32_t)port);
+  else
+    follow(f, c, -1, port); /* EIC of the child */
+}
+
+static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
+  const cindex *ci = find_index(f, m);
+  uint32_t lo = 0, hi = m->ncouplings;
+  while (lo < hi) { /* first coupling with source >= (src, port) */
+    uint32_t mid = lo + (hi - lo) / 2;
+    const coupling *c = &m->couplings[ci->order[mid]];
+    if (c->src < src || (c->src == src && c->src_port < port))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (; lo < m->ncouplings; lo++) {
+    const coupling *c = &m->couplings[ci->order[lo]];
+    if (c->src != src || c->src_port != port) break;
+    arrive(f, m, c->dst, c->dst_port);
+  }
+}
+
+/* The id of an atomic model: id_of lists the ids sorted by model address. */
+static uint32_t atomic_id(const flat *f, const cdevs_model *m) {
+  uint32_t lo = 0, hi = f->s->n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (f->id_of[mid].p < (uintptr_t)m)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return f->id_of[lo].id;
+}
+
+/* Moves the collected destinations into a CSR array (start offsets, dests). */
+static cdevs_status collect_csr(flat *f, uint32_t nports, uint32_t *start, dest **arr,
+                                void (*visit)(flat *, uint32_t)) {
+  f->nout = 0;
+  for (uint32_t g = 0; g < nports; g++) {
+    start[g] = f->nout;
+    visit(f, g);
+    if (f->oom) return CDEVS_ENOMEM;
+  }
+  start[nports] = f->nout;
+  *arr = cdevs__calloc(f->a, f->nout, sizeof **arr);
+  if (!*arr) return CDEVS_ENOMEM;
+  if (f->nout) memcpy(*arr, f->out, f->nout * sizeof **arr);
+  return CDEVS_OK;
+}
+
+static void visit_out(flat *f, uint32_t g) {
+  cdevs_sim *s = f->s;
+  /* the atomic owning global port g: out_base is non-decreasing */
+  uint32_t lo = 0, hi = s->n;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (s->out_base[mid] <= g)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  const cdevs_model *m = s->model[lo];
+  int32_t p = (int32_t)(g - s->out_base[lo]);
+  s->out_kind[g] = m->ports[CDEVS_OUT][p].kind;
+  follow(f, m->parent, m->index, p);
+}
+
+static uint32_t count_coupled(const cdevs_model *m) {
+  if (m->atomic) return 0;
+  uint32_t k = 1;
+  for (uint32_t i = 0; i < m->nchildren; i++) k += count_coupled(m->children[i]);
+  return k;
+}
+
+static void visit_root_in(flat *f, uint32_t p) { follow(f, f->s->root, -1, (int32_t)p); }
+
+cdevs_status cdevs__flatten(cdevs_sim *s) {
+  const cdevs_model *root = s->root;
+  const cdevs_alloc *a = &s->alloc;
+  uint32_t n = root->ri->n_atomic;
+  flat f;
+  memset(&f, 0, sizeof f);
+  f.s = s;
+  f.a = a;
+  cdevs_status st = CDEVS_ENOMEM;
+
+  s->model = cdevs__calloc(a, n, sizeof *s->model);
+  s->ops = cdevs__calloc(a, n, sizeof *s->ops);
+  s->out_base = cdevs__calloc(a, (size_t)n + 1, sizeof *s->out_base);
+  uint32_t ncoupled = count_coupled(root);
+  f.coupled = cdevs__calloc(a, ncoupled, sizeof *f.coupled);
+  f.idx = cdevs__calloc(a, ncoupled, sizeof *f.idx);
+  f.id_of = cdevs__calloc(a, n, sizeof *f.id_of);
+  if (!s->model || !s->ops || !s->out_base || !f.coupled || !f.idx || !f.id_of) goto done;
+
+  st = walk(&f, root);
+  if (st) goto done;
+  for (uint32_t i = 0; i < f.ncoupled; i++) {
+    st = index_couplings(&f, &f.idx[i], f.coupled[i]);
+    if (st) goto done;
+  }
+  qsort(f.idx, f.ncoupled, sizeof *f.idx, cmp_cindex);
+  for (uint32_t i = 0; i < n; i++) {
+    f.id_of[i].p = (uintptr_t)s->model[i];
+    f.id_of[i].id = i;
+  }
+  qsort(f.id_of, n, sizeof *f.id_of, cmp_pkey);
+
+  st = CDEVS_ENOMEM;
+  uint32_t nout = s->out_base[n];
+  s->fo_start = cdevs__calloc(a, (size_t)nout + 1, sizeof *s->fo_start);
+  s->out_kind = cdevs__calloc(a, nout, sizeof *s->out_kind);
+  s->n_root_in = root->nports[CDEVS_IN];
+  s->in_start = cdevs__calloc(a, (size_t)s->n_root_in + 1, sizeof *s->in_start);
+  if (!s->fo_start || !s->out_kind || !s->in_start) goto done;
+  st = collect_csr(&f, nout, s->fo_start, &s->fo, visit_out);
+  if (st) goto done;
+  st = collect_csr(&f, s->n_root_in, s->in_start, &s->in_fo, visit_root_in);
+  if (st) goto done;
+  s->st.fanout_edges = s->fo_start[nout];
+  s->st.couplings = root->ri->n_coupling;
+  st = CDEVS_OK;
+
+done:
+  if (f.idx)
+    for (uint32_t i = 0; i < f.ncoupled; i++)
+      if (f.idx[i].order) cdevs__free(a, f.idx[i].order, f.idx[i].m->ncouplings * sizeof(uint32_t));
+  cdevs__free(a, f.idx, ncoupled * sizeof *f.idx);
+  cdevs__free(a, f.coupled, ncoupled * sizeof *f.coupled);
+  cdevs__free(a, f.id_of, n * sizeof *f.id_of);
+  CDEVS_FREEARR(a, f.out, f.capout);
+  return st;
+}

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/* Building the hierarchical model: nodes, ports, couplings, and sticky build errors. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc_impl.h"
+#include "model_impl.h"
+
+/* ---- names ---------------------------------------------------------------------- */
+
+static const char *name_dup(root_info *ri, const char *s) {
+  size_t len = strlen(s) + 1;
+  name_chunk *c = ri->names;
+  if (!c || c->size - c->used < len) {
+    size_t size = len > 4000 ? len : 4000;
+    c = cdevs__calloc(&ri->alloc, 1, sizeof(name_chunk) + size);
+    if (!c) return NULL;
+    c->size = size;
+    c->next = ri->names;
+    ri->names = c;
+  }
+  char *d = c->data + c->used;
+  memcpy(d, s, len);
+  c->used += len;
+  return d;
+}
+
+static bool name_ok(const char *s) {
+  if (!s || !*s) return false;
+  for (; *s; s++)
+    if (*s == '.' || *s == ' ' || *s == '\t' || *s == '\n') return false;
+  return true;
+}
+
+/* ---- errors ----------------------------------------------------------------------- */
+
+void cdevs__model_error(cdevs_model *m, cdevs_status st, const char *fmt, ...) {
+  root_info *ri = m->ri;
+  if (ri->status != CDEVS_OK) return;
+  ri->status = st;
+  char path[256];
+  cdevs_model_path(m, path, sizeof path);
+  int n = snprintf(ri->errmsg, sizeof ri->errmsg, "model '%s': ", path);
+  if (n < 0 || (size_t)n >= sizeof ri->errmsg) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ri->errmsg + n, sizeof ri->errmsg - (size_t)n, fmt, ap);
+  va_end(ap);
+}
+
+void cdevs_model_fail(cdevs_model *m, cdevs_status st, const char *fmt, ...) {
+  if (!m || m->ri->status != CDEVS_OK) return;
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  cdevs__model_error(m, st < 0 ? st : CDEVS_EINVAL, "%s", msg);
+}
+
+static bool usable(const cdevs_model *m) { return m && m->ri->status == CDEVS_OK; }
+
+cdevs_status cdevs_model_status(const cdevs_model *m) {
+  return m ? m->ri->status : CDEVS_EINVAL;
+}
+
+const char *cdevs_model_errmsg(const cdevs_model *m) {
+  return m ? m->ri->errmsg : "no model";
+}
+
+/* ---- tree ------------------------------------------------------------------------- */
+
+cdevs_model *cdevs_root_new(const cdevs_alloc *a, const char *name) {
+  if (!a) a = cdevs_alloc_default();
+  if (!name_ok(name)) return NULL;
+  root_info *ri = cdevs__calloc(a, 1, sizeof *ri);
+  if (!ri) return NULL;
+  ri->alloc = *a;
+  cdevs_model *m = cdevs__calloc(a, 1, sizeof *m);
+  if (!m) {
+    cdevs__free(a, ri, sizeof *ri);
+    return NULL;
+  }
+  m->ri = ri;
+  m->root = m;
+  m->index = -1;
+  ri->n_coupled = 1;
+  m->name = name_dup(ri, name);
+  if (!m->name) {
+    cdevs__free(a, m, sizeof *m);
+    cdevs__free(a, ri, sizeof *ri);
+    return NULL;
+  }
+  return m;
+}
+
+static void node_free(const cdevs_alloc *a, cdevs_model *m) {
+  for (uint32_t i = 0; i < m->nchildren; i++) node_free(a, m->children[i]);
+  CDEVS_FREEARR(a, m->children, m->capchildren);
+  CDEVS_FREEARR(a, m->hash, m->hashcap);
+  CDEVS_FREEARR(a, m->couplings, m->capcouplings);
+  if (m->own_ports) {
+    CDEVS_FREEARR(a, m->ports[0], m->capports[0]);
+    CDEVS_FREEARR(a, m->ports[1], m->capports[1]);
+  }
+  if (m->arg) cdevs__free(a, m->arg, m->ops->arg_size);
+  cdevs__free(a, m, sizeof *m);
+}
+
+void cdevs_model_free(cdevs_model *root) {
+  if (!root) return;
+  root_info *ri = root->ri;
+  cdevs_alloc a = ri->alloc;
+  node_free(&a, root);
+  for (name_chunk *c = ri->names, *next; c; c = next) {
+    next = c->next;
+    cdevs__free(&a, c, sizeof(name_chunk) + c->size);
+  }
+  cdevs__free(&a, ri, sizeof *ri);
+}
+
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+  return h;
+}
+
+/* Index of the child called name, or -1. Small families are scanned, large hashed. */
+static int32_t child_find(const cdevs_model *m, const char *name) {
+  if (!m->hash) {
+    for (uint32_t i = 0; i < m->nchildren; i++)
+      if (strcmp(m->children[i]->name, name) == 0) return (int32_t)i;
+    return -1;
+  }
+  uint32_t mask = m->hashcap - 1;
+  for (uint32_t h = name_hash(name) & mask;; h = (h + 1) & mask) {
+    int32_t i = m->hash[h];
+    if (i < 0) return -1;
+    if (strcmp(m->children[i]->name, name) == 0) return i;
+  }
+}
+
+static void hash_put(cdevs_model *m, int32_t i) {
+  uint32_t mask = m->hashcap - 1;
+  uint32_t h = name_hash(m->children[i]->name) & mask;
+  while (m->hash[h] >= 0) h = (h + 1) & mask;
+  m->hash[h] = i;
+}
+
+/* Keeps the name index at most half full; -1 if out of memory (index left valid). */
+static int hash_reserve(cdevs_model *m, uint32_t n) {
+  if (n < 16 || (m->hash && n * 2 <= m->hashcap)) return 0;
+  uint32_t cap = 64;
+  while (cap < n * 2) cap *= 2;
+  int32_t *h = cdevs__calloc(&m->ri->alloc, cap, sizeof *h);
+  if (!h) return -1;
+  CDEVS_FREEARR(&m->ri->alloc, m->hash, m->hashcap);
+  m->hash = h;
+  m->hashcap = cap;
+  memset(h, 0xff, (size_t)cap * sizeof *h);
+  for (uint32_t i = 0; i + 1 < n; i++) hash_put(m, (int32_t)i);
+  return 0;
+}
+
+static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic) {
+  if (!usable(parent)) return NULL;
+  root_info *ri = parent->ri;
+  if (parent->atomic) {
+    cdevs__model_error(parent, CDEVS_EINVAL, "an atomic model cannot hold '%s'",
+                       name ? name : "(null)");
+    return NULL;
+  }
+  if (!name_ok(name)) {
+    cdevs__model_error(parent, CDEVS_ENAME,
+                       "invalid child name '%s' (non-empty, no dots or spaces)",
+                       name ? name : "(null)");
+    return NULL;
+  }
+  if (child_find(parent, name) >= 0) {
+    cdevs__model_error(parent, CDEVS_ENAME, "duplicate child name '%s'", name);
+    return NULL;
+  }
+  if (parent->nchildren == INT32_MAX ||
+      CDEVS_GROW(&ri->alloc, parent->children, parent->capchildren, parent->nchildren + 1) ||
+      hash_reserve(parent, parent->nchildren + 1)) {
+    cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding '%s'", name);
+    return NULL;
+  }
+  cdevs_model *m = cdevs__calloc(&ri->alloc, 1, sizeof *m);
+  const char *nm = m ? name_dup(ri, name) : NULL;
+  if (!nm) {
+    cdevs__free(&ri->alloc, m, sizeof *m);
+    cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding '%s'", name);
+    return NULL;
+  }
+  m->parent = parent;
+  m->root = parent->root;
+  m->ri = ri;
+  m->name = nm;
+  m->atomic = atomic;
+  m->index = (int32_t)parent->nchildren;
+  parent->children[parent->nchildren++] = m;
+  if (parent->hash) hash_put(parent, m->index);
+  return m;
+}
+
+cdevs_model *cdevs_coupled_add(cdevs_model *parent, const char *name) {
+  cdevs_model *m = child_new(parent, name, false);
+  if (m) m->ri->n_coupled++;
+  return m;
+}
+
+static uint32_t port_list_len(const cdevs_port_def *p) {
+  uint32_t n = 0;
+  while (p && p[n].name) n++;
+  return n;
+}
+
+cdevs_model *cdevs_atomic_add(cdevs_model *parent, const char *name,
+                              const cdevs_atomic_ops *ops, const void *arg) {
+  if (!usable(parent)) return NULL;
+  if (!ops || !ops->ta) {
+    cdevs__model_error(parent, CDEVS_EINVAL, "atomic '%s' needs an ops table with ta",
+                       name ? name : "(null)");
+    return NULL;
+  }
+  if (ops->arg_size && !arg) {
+    cdevs__model_error(parent, CDEVS_EINVAL, "atomic '%s' of type %s needs an argument",
+                       name ? name : "(null)", ops->type ? ops->type : "?");
+    return NULL;
+  }
+  void *argcopy = NULL;
+  if (ops->arg_size) {
+    argcopy = cdevs__calloc(&parent->ri->alloc, 1, ops->arg_size);
+    if (!argcopy) {
+      cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding '%s'", name);
+      return NULL;
+    }
+    memcpy(argcopy, arg, ops->arg_size);
+  }
+  cdevs_model *m = child_new(parent, name, true);
+  if (!m) {
+    cdevs__free(&parent->ri->alloc, argcopy, ops->arg_size);
+    return NULL;
+  }
+  m->ops = ops;
+  m->arg = argcopy;
+  m->ports[CDEVS_IN] = (cdevs_port_def *)(uintptr_t)ops->inputs;
+  m->ports[CDEVS_OUT] = (cdevs_port_def *)(uintptr_t)ops->outputs;
+  m->nports[CDEVS_IN] = port_list_len(ops->inputs);
+  m->nports[CDEVS_OUT] = port_list_len(ops->outputs);
+  m->root->ri->n_atomic++;
+  return m;
+}
+
+/* ---- ports ------------------------------------------------------------------------- */
+
+int cdevs_port_find(const cdevs_model *m, cdevs_dir dir, const char *name) {
+  if (!m || (dir != CDEVS_IN && dir != CDEVS_OUT) || !name) return CDEVS_EINVAL;
+  for (uint32_t i = 0; i < m->nports[dir]; i++)
+    if (strcmp(m->ports[dir][i].name, name) == 0) return (int)i;
+  return CDEVS_ENAME;
+}
+
+int cdevs_port_count(const cdevs_model *m, cdevs_dir dir) {
+  return m && (dir == CDEVS_IN || dir == CDEVS_OUT) ? (int)m->nports[dir] : 0;
+}
+
+const char *cdevs_port_name(const cdevs_model *m, cdevs_dir dir, int p) {
+  if (!m || (dir != CDEVS_IN && dir != CDEVS_OUT) || p < 0 || (uint32_t)p >= m->nports[dir])
+    return NULL;
+  return m->ports[dir][p].name;
+}
+
+cdevs_kind cdevs_port_kind(const cdevs_model *m, cdevs_dir dir, int p) {
+  if (!cdevs_port_name(m, dir, p)) return CDEVS_ANY;
+  return m->ports[dir][p].kind;
+}
+
+/* Makes the port lists of m its own (copy-on-write from the ops lists). */
+static int own_ports(cdevs_model *m) {
+  if (m->own_ports) return 0;
+  const cdevs_alloc *a = &m->ri->alloc;
+  cdevs_port_def *copy[2] = {NULL, NULL};
+  uint32_t cap[2] = {0, 0};
+  for (int d = 0; d < 2; d++) {
+    if (m->nports[d] && CDEVS_GROW(a, copy[d], cap[d], m->nports[d])) {
+      CDEVS_FREEARR(a, copy[0], cap[0]);
+      return -1;
+    }
+    if (m->nports[d]) memcpy(copy[d], m->ports[d], m->nports[d] * sizeof(cdevs_port_def));
+  }
+  for (int d = 0; d < 2; d++) {
+    m->ports[d] = copy[d];
+    m->capports[d] = cap[d];
+  }
+  m->own_ports = true;
+  return 0;
+}
+
+int cdevs_port_add(cdevs_model *m, cdevs_dir dir, const char *name, cdevs_kind kind) {
+  if (!usable(m)) return m ? m->ri->status : CDEVS_EINVAL;
+  if (dir != CDEVS_IN && dir != CDEVS_OUT) {
+    cdevs__model_error(m, CDEVS_EINVAL, "port direction must be CDEVS_IN or CDEVS_OUT");
+    return CDEVS_EINVAL;
+  }
+  if (!name_ok(name)) {
+    cdevs__model_error(m, CDEVS_ENAME, "invalid port name '%s'", name ? name : "(null)");
+    return CDEVS_ENAME;
+  }
+  if ((int)kind < CDEVS_ANY || kind > CDEVS_MSG) {
+    cdevs__model_error(m, CDEVS_EINVAL, "port '%s' has an invalid kind %d", name, (int)kind);
+    return CDEVS_EINVAL;
+  }
+  if (cdevs_port_find(m, dir, name) >= 0) {
+    cdevs__model_error(m, CDEVS_ENAME, "duplicate %s port '%s'",
+                       dir == CDEVS_IN ? "input" : "output", name);
+    return CDEVS_ENAME;
+  }
+  const char *nm = NULL;
+  if (own_ports(m) || m->nports[dir] >= INT32_MAX ||
+      CDEVS_GROW(&m->ri->alloc, m->ports[dir], m->capports[dir], m->nports[dir] + 1) ||
+      !(nm = name_dup(m->ri, name))) {
+    cdevs__model_error(m, CDEVS_ENOMEM, "out of memory adding port '%s'", name);
+    return CDEVS_ENOMEM;
+  }
+  m->ports[dir][m->nports[dir]].name = nm;
+  m->ports[dir][m->nports[dir]].kind = kind;
+  return (int)m->nports[dir]++;
+}
+
+/* ---- couplings ----------------------------------------------------------------------- */
+
+cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cdevs_model *to,
+                             int tp) {
+  if (!usable(parent)) return parent ? parent->ri->status : CDEVS_EINVAL;
+  if (parent->atomic) {
+    cdevs__model_error(parent, CDEVS_ECOUPLING, "couplings belong to coupled models");
+    return CDEVS_ECOUPLING;
+  }
+  if (!from || !to || (from != parent && from->parent != parent) ||
+      (to != parent && to->parent != parent)) {
+    cdevs__model_error(parent, CDEVS_ECOUPLING,
+                       "coupling '%s' -> '%s': both ends must be this model or its children",
+                       from ? from->name : "(null)", to ? to->name : "(null)");
+    return CDEVS_ECOUPLING;
+  }
+  if (from == to) {
+    cdevs__model_error(parent, CDEVS_ECOUPLING, "coupling '%s' -> '%s' feeds a model into itself",
+                       from->name, to->name);
+    return CDEVS_ECOUPLING;
+  }
+  /* The parent's end of an EIC is its input; of an EOC, its output. */
+  cdevs_dir fd = from == parent ? CDEVS_IN : CDEVS_OUT;
+  cdevs_dir td = to == parent ? CDEVS_OUT : CDEVS_IN;
+  if (fp < 0 || (uint32_t)fp >= from->nports[fd] || tp < 0 || (uint32_t)tp >= to->nports[td]) {
+    cdevs__model_error(parent, CDEVS_ENAME, "coupling '%s' -> '%s': no such port (%d -> %d)",
+                       from->name, to->name, fp, tp);
+    return CDEVS_ENAME;
+  }
+  uint8_t fk = from->ports[fd][fp].kind, tk = to->ports[td][tp].kind;
+  if (fk != CDEVS_ANY && tk != CDEVS_ANY && fk != tk) {
+    cdevs__model_error(parent, CDEVS_EKIND, "coupling '%s.%s' -> '%s.%s': %s port feeds %s port",
+                       from->name, from->ports[fd][fp].name, to->name, to->ports[td][tp].name,
+                       cdevs_kind_name(fk), cdevs_kind_name(tk));
+    return CDEVS_EKIND;
+  }
+  if (CDEVS_GROW(&parent->ri->alloc, parent->couplings, parent->capcouplings,
+                 parent->ncouplings + 1)) {
+    cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding a coupling");
+    return CDEVS_ENOMEM;
+  }
+  coupling *c = &parent->couplings[parent->ncouplings++];
+  c->src = from == parent ? -1 : from->index;
+  c->src_port = fp;
+  c->dst = to == parent ? -1 : to->index;
+  c->dst_port = tp;
+  parent->ri->n_coupling++;
+  if (from == parent)
+    parent->ri->n_eic++;
+  else if (to == parent)
+    parent->ri->n_eoc++;
+  else
+    parent->ri->n_ic++;
+  return CDEVS_OK;
+}
+
+cdevs_status cdevs_connect(cdevs_model *parent, cdevs_model *from, const char *from_port,
+                           cdevs_model *to, const char *to_port) {
+  if (!usable(parent)) return parent ? parent->ri->status : CDEVS_EINVAL;
+  if (!from || !to || !from_port || !to_port) {
+    cdevs__model_error(parent, CDEVS_EINVAL, "cdevs_connect: NULL model or port name");
+    return CDEVS_EINVAL;
+  }
+  cdevs_dir fd = from == parent ? CDEVS_IN : CDEVS_OUT;
+  cdevs_dir td = to == parent ? CDEVS_OUT : CDEVS_IN;
+  int fp = cdevs_port_find(from, fd, from_port);
+  int tp = cdevs_port_find(to, td, to_port);
+  if (fp < 0 || tp < 0) {
+    bool bad_from = fp < 0;
+    cdevs_model *m = bad_from ? from : to;
+    cdevs_dir d = bad_from ? fd : td;
+    cdevs__model_error(parent, CDEVS_ENAME, "coupling '%s.%s' -> '%s.%s': '%s' has no %s port '%s'",
+                       from->name, from_port, to->name, to_port, m->name,
+                       d == CDEVS_IN ? "input" : "output", bad_from ? from_port : to_port);
+    return CDEVS_ENAME;
+  }
+  return cdevs_connect_i(parent, from, fp, to, tp);
+}
+
+/* ---- inspection ------------------------------------------------------------------------ */
+
+void cdevs_model_counts_get(const cdevs_model *m, cdevs_model_counts *c) {
+  if (!c) return;
+  if (!m) {
+    memset(c, 0, sizeof *c);
+    return;
+  }
+  const root_info *ri = m->ri;
+  c->atomics = ri->n_atomic;
+  c->coupled = ri->n_coupled;
+  c->eic = ri->n_eic;
+  c->ic = ri->n_ic;
+  c->eoc = ri->n_eoc;
+}
+
+void cdevs_model_set_priority(cdevs_model *m, int priority) {
+  if (m) m->priority = priority;
+}
+
+const char *cdevs_model_name(const cdevs_model *m) { return m ? m->name : NULL; }
+cdevs_model *cdevs_model_parent(const cdevs_model *m) { return m ? m->parent : NULL; }
+int cdevs_model_is_atomic(const cdevs_model *m) { return m && m->atomic; }
+const cdevs_atomic_ops *cdevs_model_ops(const cdevs_model *m) { return m ? m->ops : NULL; }
+
+cdevs_model *cdevs_model_child(const cdevs_model *m, const char *name) {
+  if (!m || !name) return NULL;
+  int32_t i = child_find(m, name);
+  return i < 0 ? NULL : m->children[i];
+}
+
+size_t cdevs_model_path(const cdevs_model *m, char *buf, size_t size) {
+  if (!m) {
+    if (size) buf[0] = '\0';
+    return 0;
+  }
+  size_t n = m->parent ? cdevs_model_path(m->parent, buf, size) : 0;
+  size_t len = strlen(m->name);
+  if (m->parent) {
+    if (n + 1 < size) buf[n] = '.';
+    n++;
+  }
+  for (size_t i = 0; i < len; i++)
+    if (n + i + 1 < size) buf[n + i] = m->name[i];
+  n += len;
+  if (size) buf[n < size ? n : size - 1] = '\0';
+  return n;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* The hierarchical model tree as the builder keeps it (flattened by sim_new). */
+#ifndef CDEVS_MODEL_IMPL_H
+#define CDEVS_MODEL_IMPL_H
+
+#include <stdbool.h>
+
+#include "cdevs/model.h"
+
+/* Ports are cdevs_port_def: names live in the root's name arena, or are borrowed
+   from an ops table's static lists until a port is added to that model. */
+
+/* A coupling inside a coupled model; child index -1 is the coupled model itself. */
+typedef struct coupling {
+  int32_t src, src_port, dst, dst_port;
+} coupling;
+
+typedef struct name_chunk {
+  struct name_chunk *next;
+  size_t size, used;
+  char data[];
+} name_chunk;
+
+/* Root-only data: allocator, sticky error, the arena of names. */
+typedef struct root_info {
+  cdevs_alloc alloc;
+  cdevs_status status;
+  char errmsg[512];
+  name_chunk *names;
+  uint32_t n_atomic;   /* atomics in the tree, for sizing the flattened arrays */
+  uint64_t n_coupling; /* couplings in the tree */
+  uint64_t n_eic, n_ic, n_eoc;
+  uint64_t n_coupled;
+} root_info;
+
+struct cdevs_model {
+  cdevs_model *parent;
+  cdevs_model *root;
+  root_info *ri; /* same pointer in every node of a tree */
+  const char *name;
+  int32_t index; /* position among the parent's children */
+  int32_t priority;
+  bool atomic;
+  bool own_ports; /* ports[] is an allocated copy rather than the ops lists */
+  cdevs_port_def *ports[2];
+  uint32_t nports[2], capports[2];
+  /* atomic */
+  const cdevs_atomic_ops *ops;
+  void *arg;
+  /* coupled */
+  cdevs_model **children;
+  uint32_t nchildren, capchildren;
+  int32_t *hash; /* open-addressed child-name index, built once children grow */
+  uint32_t hashcap;
+  coupling *couplings;
+  uint32_t ncouplings, capcouplings;
+};
+
+void cdevs__model_error(cdevs_model *m, cdevs_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

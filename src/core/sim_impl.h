@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/* The flattened simulator: flat arrays indexed by atomic id, fan-out as index arrays. */
+#ifndef CDEVS_SIM_IMPL_H
+#define CDEVS_SIM_IMPL_H
+
+#include "cdevs/sim.h"
+#include "heap.h"
+#include "model_impl.h"
+
+/* A flattened coupling destination; model ROOT_OUT means the root's output port. */
+typedef struct dest {
+  uint32_t model;
+  uint32_t port;
+} dest;
+
+#define ROOT_OUT UINT32_MAX
+
+/* One value emitted during λ (or injected), with the global output port it left by. */
+typedef struct out_ev {
+  uint32_t src;   /* atomic id (UINT32_MAX for an injected input) */
+  uint32_t port;  /* local output port (root input port when injected) */
+  const dest *d0; /* fan-out destinations [d0, d1) */
+  const dest *d1;
+  cdevs_value v;
+} out_ev;
+
+/* A link of a receiver's bag: events are chained per receiver in arrival order. */
+typedef struct bag_link {
+  uint32_t next;
+  uint32_t port;
+  uint32_t ev; /* index into the output buffer */
+} bag_link;
+
+enum { MARK_IMMINENT = 1, MARK_TOUCHED = 2 };
+
+enum { PHASE_IDLE = 0, PHASE_OUTPUT, PHASE_TRANSITION, PHASE_INIT, PHASE_DEAD };
+
+struct cdevs_ctx {
+  cdevs_sim *sim;
+  uint32_t model;
+  int phase;
+  double t;
+};
+
+struct cdevs_sim {
+  const cdevs_model *root;
+  cdevs_alloc alloc;
+  cdevs_sim_opts opts;
+  cdevs_ctx cx;
+
+  /* per atomic, indexed by id */
+  uint32_t n;
+  const cdevs_model **model;
+  const cdevs_atomic_ops **ops;
+  void **state;
+  double *tl, *tn;
+  uint32_t *out_base; /* first global output port of each atomic; out_base[n] = total */
+  uint8_t *mark;
+  uint32_t *bag_head, *bag_tail;
+  heap heap;
+
+  /* flattened fan-out: destinations of global output port g are fo[fo_start[g] .. fo_start[g+1]) */
+  uint32_t *fo_start;
+  dest *fo;
+  uint8_t *out_kind; /* kind of each global output port */
+  uint32_t n_root_in;
+  uint32_t *in_start; /* the same for the root's input ports */
+  dest *in_fo;
+
+  unsigned char *arena; /* all atomic states, one block */
+  size_t arena_size;
+
+  /* per-instant scratch, grown geometrically, never shrunk */
+  out_ev *outs;
+  uint32_t nouts, capouts;
+  bag_link *links;
+  uint32_t nlinks, caplinks;
+  uint32_t *imm, nimm;
+  uint32_t *touched, ntouched;
+  cdevs_event *evs;
+  uint32_t capevs;
+
+  /* pending injected inputs, all at time inj_t */
+  out_ev *inj;
+  uint32_t ninj, capinj;
+  double inj_t;
+
+  double t_last;        /* time of the last executed instant */
+  uint64_t at_t_count;  /* transitions executed at time t_last */
+  uint64_t max_at_t;
+
+  cdevs_stats st;
+  const cdevs_observer *obs[CDEVS_MAX_OBSERVERS];
+  void *obs_ud[CDEVS_MAX_OBSERVERS];
+  uint32_t nobs;
+  bool failed; /* a callback called cdevs_ctx_fail or emission failed */
+  cdevs_status status;
+  char errmsg[512];
+};
+
+void cdevs__sim_error(cdevs_sim *s, cdevs_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* flatten.c: fills model/ops/out_base/fan-out arrays of a zeroed sim. */
+cdevs_status cdevs__flatten(cdevs_sim *s);
+
+#endif
