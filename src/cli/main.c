@@ -114,8 +114,9 @@ static int cmd_devstone(opts *o) {
   const char *trace_path = NULL, *v;
   for (o->i = 2; o->i < o->argc; o->i++) {
     if (is_opt(o, "--type")) {
-      if (!(v = opt_value(o, "--type")) || (p.type = cdevs_devstone_type_parse(v)) < 0)
-        return bad_opt(o, "--type needs LI, HI, HO or HOmod, got");
+      int type = (v = opt_value(o, "--type")) ? cdevs_devstone_type_parse(v) : -1;
+      if (type < 0) return bad_opt(o, "--type needs LI, HI, HO or HOmod, got");
+      p.type = (cdevs_devstone_type)type;
       have_type = 1;
     } else if (is_opt(o, "--depth")) {
       if (parse_u32(opt_value(o, "--depth"), &p.depth) || p.depth < 1)

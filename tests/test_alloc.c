@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* Allocation failure: fail the n-th allocation, for every n, while building and running
+   coupled models; every failure must surface as a status and leak nothing. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdevs/cdevs.h"
+#include "check.h"
+
+typedef struct counting {
+  long calls;     /* allocations and growths so far */
+  long fail_at;   /* the call that fails (1-based), 0 for none */
+  int failed;     /* whether it happened */
+  long long live; /* bytes outstanding */
+  long blocks;    /* blocks outstanding */
+} counting;
+
+static void *counting_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  counting *c = ud;
+  if (nsize == 0) {
+    if (ptr) {
+      c->live -= (long long)osize;
+      c->blocks--;
+    }
+    free(ptr);
+    return NULL;
+  }
+  if (++c->calls == c->fail_at) {
+    c->failed = 1;
+    return NULL;
+  }
+  void *p = realloc(ptr, nsize);
+  if (!p) return NULL;
+  if (ptr) {
+    c->live += (long long)nsize - (long long)osize;
+  } else {
+    c->live += (long long)nsize;
+    c->blocks++;
+  }
+  return p;
+}
+
+/* Builds and runs three models through allocator a; returns the first error. */
+static cdevs_status scenario(const cdevs_alloc *a) {
+  cdevs_status result = CDEVS_OK;
+  /* 1. the experimental frame, long enough for the transducer's table to grow */
+  cdevs_generator_params g = {1.0, 1.0};
+  cdevs_processor_params p = {2.0};
+  cdevs_transducer_params t = {200.5};
+  cdevs_model *root = cdevs_efp_build(a, &g, &p, &t);
+  if (!root) return CDEVS_ENOMEM;
+  cdevs_sim *sim = NULL;
+  cdevs_status st = cdevs_sim_new(root, NULL, &sim);
+  if (!st) st = cdevs_sim_run(sim, INFINITY);
+  if (st && !result) result = st;
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+
+  /* 2. a deeper hierarchy with added ports, many children (hashed names), fan-out */
+  cdevs_devstone_params dp = {CDEVS_DEVSTONE_HOMOD, 4, 5, 0.0, 0.0};
+  root = cdevs_devstone_build(a, &dp);
+  if (!root) return result ? result : CDEVS_ENOMEM;
+  cdevs_sim_opts o = cdevs_sim_opts_default();
+  o.max_transitions_per_instant = UINT64_MAX;
+  sim = NULL;
+  st = cdevs_sim_new(root, &o, &sim);
+  if (!st) st = cdevs_devstone_seed(sim);
+  if (!st) st = cdevs_sim_run(sim, INFINITY);
+  if (st && !result) result = st;
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+
+  /* 3. LI with a wide level: more than 16 children switches on the name hash */
+  cdevs_devstone_params lp = {CDEVS_DEVSTONE_LI, 3, 40, 0.0, 0.0};
+  root = cdevs_devstone_build(a, &lp);
+  if (!root) return result ? result : CDEVS_ENOMEM;
+  sim = NULL;
+  st = cdevs_sim_new(root, &o, &sim);
+  if (!st) st = cdevs_devstone_seed(sim);
+  if (!st) st = cdevs_sim_run(sim, INFINITY);
+  if (st && !result) result = st;
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+
+  /* 4. messages through the engine */
+  cdevs_msg *m = cdevs_array_new(a, 4);
+  if (!m) return result ? result : CDEVS_ENOMEM;
+  cdevs_msg_release(m);
+  return result;
+}
+
+int main(void) {
+  counting c;
+  memset(&c, 0, sizeof c);
+  cdevs_alloc a = {counting_realloc, &c};
+  CHECK_EQ_INT(scenario(&a), CDEVS_OK);
+  CHECK_EQ_INT(c.live, 0);
+  CHECK_EQ_INT(c.blocks, 0);
+  long total = c.calls;
+  CHECK(total > 100);
+  long surfaced = 0, leaks = 0, silent = 0;
+  for (long n = 1; n <= total; n++) {
+    memset(&c, 0, sizeof c);
+    c.fail_at = n;
+    cdevs_status st = scenario(&a);
+    if (!c.failed) continue;
+    if (st != CDEVS_OK)
+      surfaced++;
+    else
+      silent++;
+    if (c.live != 0 || c.blocks != 0) {
+      leaks++;
+      fprintf(stderr, "allocation %ld of %ld: %lld bytes in %ld blocks leaked\n", n, total,
+              c.live, c.blocks);
+    }
+  }
+  printf("failed each of %ld allocations in turn: %ld surfaced as errors\n", total, surfaced);
+  CHECK_EQ_INT(surfaced, total);
+  CHECK_EQ_INT(silent, 0);
+  CHECK_EQ_INT(leaks, 0);
+  return check_report("test_alloc");
+}

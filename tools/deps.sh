@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs the Debian packages cdevs needs: `tools/deps.sh build` (compile and test)
+# or `tools/deps.sh run` (also gnuplot, for plots). Does nothing when all are present.
+set -euo pipefail
+
+want=(cmake make gcc libc6-dev time)
+[ "${1:-build}" = run ] && want+=(gnuplot-nox)
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO=(sudo)
+else
+  echo "cdevs: missing Debian packages: ${missing[*]}" >&2
+  echo "cdevs: install them as root: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "cdevs: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -qq
+"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
