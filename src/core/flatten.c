@@ -73,47 +73,47 @@ static cdevs_status walk(flat *f, const cdevs_model *m) {
   }
   f->coupled[f->ncoupled++] = m;
   bool sorted = true;
-  for (uint32_t i = 0; i < m->nchildren; i++)
-    if (m->children[i]->priority != 0) sorted = false;
+  for (uint32_t i = 0; i < m->cp->nchildren; i++)
+    if (m->cp->children[i]->priority != 0) sorted = false;
   if (sorted) {
-    for (uint32_t i = 0; i < m->nchildren; i++) {
-      cdevs_status st = walk(f, m->children[i]);
+    for (uint32_t i = 0; i < m->cp->nchildren; i++) {
+      cdevs_status st = walk(f, m->cp->children[i]);
       if (st) return st;
     }
     return CDEVS_OK;
   }
-  const cdevs_model **kids = cdevs__calloc(f->a, m->nchildren, sizeof *kids);
+  const cdevs_model **kids = cdevs__calloc(f->a, m->cp->nchildren, sizeof *kids);
   if (!kids) return CDEVS_ENOMEM;
-  memcpy(kids, m->children, m->nchildren * sizeof *kids);
-  qsort(kids, m->nchildren, sizeof *kids, cmp_child);
+  memcpy(kids, m->cp->children, m->cp->nchildren * sizeof *kids);
+  qsort(kids, m->cp->nchildren, sizeof *kids, cmp_child);
   cdevs_status st = CDEVS_OK;
-  for (uint32_t i = 0; i < m->nchildren && !st; i++) st = walk(f, kids[i]);
-  cdevs__free(f->a, kids, m->nchildren * sizeof *kids);
+  for (uint32_t i = 0; i < m->cp->nchildren && !st; i++) st = walk(f, kids[i]);
+  cdevs__free(f->a, kids, m->cp->nchildren * sizeof *kids);
   return st;
 }
 
 static cdevs_status index_couplings(flat *f, cindex *ci, const cdevs_model *m) {
   ci->m = m;
-  if (!m->ncouplings) return CDEVS_OK;
-  ci->order = cdevs__calloc(f->a, m->ncouplings, sizeof *ci->order);
-  ckey *keys = cdevs__calloc(f->a, m->ncouplings, sizeof *keys);
+  if (!m->cp->ncouplings) return CDEVS_OK;
+  ci->order = cdevs__calloc(f->a, m->cp->ncouplings, sizeof *ci->order);
+  ckey *keys = cdevs__calloc(f->a, m->cp->ncouplings, sizeof *keys);
   if (!ci->order || !keys) {
-    cdevs__free(f->a, keys, m->ncouplings * sizeof *keys);
+    cdevs__free(f->a, keys, m->cp->ncouplings * sizeof *keys);
     return CDEVS_ENOMEM;
   }
-  for (uint32_t i = 0; i < m->ncouplings; i++) {
-    keys[i].c = m->couplings[i];
+  for (uint32_t i = 0; i < m->cp->ncouplings; i++) {
+    keys[i].c = m->cp->couplings[i];
     keys[i].i = i;
   }
-  qsort(keys, m->ncouplings, sizeof *keys, cmp_ckey);
-  for (uint32_t i = 0; i < m->ncouplings; i++) ci->order[i] = keys[i].i;
-  cdevs__free(f->a, keys, m->ncouplings * sizeof *keys);
-  for (uint32_t i = 1; i < m->ncouplings; i++) {
-    const coupling *a = &m->couplings[ci->order[i - 1]], *b = &m->couplings[ci->order[i]];
+  qsort(keys, m->cp->ncouplings, sizeof *keys, cmp_ckey);
+  for (uint32_t i = 0; i < m->cp->ncouplings; i++) ci->order[i] = keys[i].i;
+  cdevs__free(f->a, keys, m->cp->ncouplings * sizeof *keys);
+  for (uint32_t i = 1; i < m->cp->ncouplings; i++) {
+    const coupling *a = &m->cp->couplings[ci->order[i - 1]], *b = &m->cp->couplings[ci->order[i]];
     if (a->src == b->src && a->src_port == b->src_port && a->dst == b->dst &&
         a->dst_port == b->dst_port) {
-      const cdevs_model *from = a->src < 0 ? m : m->children[a->src];
-      const cdevs_model *to = a->dst < 0 ? m : m->children[a->dst];
+      const cdevs_model *from = a->src < 0 ? m : m->cp->children[a->src];
+      const cdevs_model *to = a->dst < 0 ? m : m->cp->children[a->dst];
       cdevs__model_error((cdevs_model *)(uintptr_t)m, CDEVS_ECOUPLING,
                          "duplicate coupling '%s.%s' -> '%s.%s'", from->name,
                          from->ports[a->src < 0 ? CDEVS_IN : CDEVS_OUT][a->src_port].name,
@@ -165,7 +165,7 @@ static void arrive(flat *f, const cdevs_model *m, int32_t dst, int32_t port) {
       follow(f, m->parent, m->index, port);
     return;
   }
-  const cdevs_model *c = m->children[dst];
+  const cdevs_model *c = m->cp->children[dst];
   if (c->atomic)
     add_dest(f, atomic_id(f, c), (uint32_t)port);
   else
@@ -174,17 +174,17 @@ static void arrive(flat *f, const cdevs_model *m, int32_t dst, int32_t port) {
 
 static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
   const cindex *ci = find_index(f, m);
-  uint32_t lo = 0, hi = m->ncouplings;
+  uint32_t lo = 0, hi = m->cp->ncouplings;
   while (lo < hi) { /* first coupling with source >= (src, port) */
     uint32_t mid = lo + (hi - lo) / 2;
-    const coupling *c = &m->couplings[ci->order[mid]];
+    const coupling *c = &m->cp->couplings[ci->order[mid]];
     if (c->src < src || (c->src == src && c->src_port < port))
       lo = mid + 1;
     else
       hi = mid;
   }
-  for (; lo < m->ncouplings; lo++) {
-    const coupling *c = &m->couplings[ci->order[lo]];
+  for (; lo < m->cp->ncouplings; lo++) {
+    const coupling *c = &m->cp->couplings[ci->order[lo]];
     if (c->src != src || c->src_port != port) break;
     arrive(f, m, c->dst, c->dst_port);
   }
@@ -239,7 +239,7 @@ static void visit_out(flat *f, uint32_t g) {
 static uint32_t count_coupled(const cdevs_model *m) {
   if (m->atomic) return 0;
   uint32_t k = 1;
-  for (uint32_t i = 0; i < m->nchildren; i++) k += count_coupled(m->children[i]);
+  for (uint32_t i = 0; i < m->cp->nchildren; i++) k += count_coupled(m->cp->children[i]);
   return k;
 }
 
@@ -295,7 +295,7 @@ cdevs_status cdevs__flatten(cdevs_sim *s) {
 done:
   if (f.idx)
     for (uint32_t i = 0; i < f.ncoupled; i++)
-      if (f.idx[i].order) cdevs__free(a, f.idx[i].order, f.idx[i].m->ncouplings * sizeof(uint32_t));
+      if (f.idx[i].order) cdevs__free(a, f.idx[i].order, f.idx[i].m->cp->ncouplings * sizeof(uint32_t));
   cdevs__free(a, f.idx, ncoupled * sizeof *f.idx);
   cdevs__free(a, f.coupled, ncoupled * sizeof *f.coupled);
   cdevs__free(a, f.id_of, n * sizeof *f.id_of);

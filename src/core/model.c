@@ -7,22 +7,31 @@
 #include "alloc_impl.h"
 #include "model_impl.h"
 
-/* ---- names ---------------------------------------------------------------------- */
+/* ---- the arena ---------------------------------------------------------------- */
+
+#define ARENA_CHUNK 32768u
+
+/* size bytes, 16-aligned and zeroed, freed with the whole tree. */
+static void *arena_alloc(root_info *ri, size_t size) {
+  size = (size + 15u) & ~(size_t)15u;
+  arena_chunk *c = ri->arena;
+  if (!c || c->size - c->used < size) {
+    size_t csize = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+    c = cdevs__calloc(&ri->alloc, 1, sizeof(arena_chunk) + csize);
+    if (!c) return NULL;
+    c->size = csize;
+    c->next = ri->arena;
+    ri->arena = c;
+  }
+  void *p = c->data + c->used;
+  c->used += size;
+  return p;
+}
 
 static const char *name_dup(root_info *ri, const char *s) {
   size_t len = strlen(s) + 1;
-  name_chunk *c = ri->names;
-  if (!c || c->size - c->used < len) {
-    size_t size = len > 4000 ? len : 4000;
-    c = cdevs__calloc(&ri->alloc, 1, sizeof(name_chunk) + size);
-    if (!c) return NULL;
-    c->size = size;
-    c->next = ri->names;
-    ri->names = c;
-  }
-  char *d = c->data + c->used;
-  memcpy(d, s, len);
-  c->used += len;
+  char *d = arena_alloc(ri, len);
+  if (d) memcpy(d, s, len);
   return d;
 }
 
@@ -71,41 +80,48 @@ const char *cdevs_model_errmsg(const cdevs_model *m) {
 
 /* ---- tree ------------------------------------------------------------------------- */
 
+/* Shared by every atomic model, so that child loops see an empty family. */
+static coupled_part no_children;
+
 cdevs_model *cdevs_root_new(const cdevs_alloc *a, const char *name) {
   if (!a) a = cdevs_alloc_default();
   if (!name_ok(name)) return NULL;
   root_info *ri = cdevs__calloc(a, 1, sizeof *ri);
   if (!ri) return NULL;
   ri->alloc = *a;
-  cdevs_model *m = cdevs__calloc(a, 1, sizeof *m);
-  if (!m) {
+  cdevs_model *m = arena_alloc(ri, sizeof *m);
+  coupled_part *cp = arena_alloc(ri, sizeof *cp);
+  const char *nm = m && cp ? name_dup(ri, name) : NULL;
+  if (!nm) {
+    for (arena_chunk *c = ri->arena, *next; c; c = next) {
+      next = c->next;
+      cdevs__free(a, c, sizeof(arena_chunk) + c->size);
+    }
     cdevs__free(a, ri, sizeof *ri);
     return NULL;
   }
   m->ri = ri;
-  m->root = m;
   m->index = -1;
+  m->name = nm;
+  m->cp = cp;
+  ri->root = m;
   ri->n_coupled = 1;
-  m->name = name_dup(ri, name);
-  if (!m->name) {
-    cdevs__free(a, m, sizeof *m);
-    cdevs__free(a, ri, sizeof *ri);
-    return NULL;
-  }
   return m;
 }
 
+/* Frees what the nodes allocated outside the arena. */
 static void node_free(const cdevs_alloc *a, cdevs_model *m) {
-  for (uint32_t i = 0; i < m->nchildren; i++) node_free(a, m->children[i]);
-  CDEVS_FREEARR(a, m->children, m->capchildren);
-  CDEVS_FREEARR(a, m->hash, m->hashcap);
-  CDEVS_FREEARR(a, m->couplings, m->capcouplings);
+  coupled_part *cp = m->cp;
+  if (!m->atomic) {
+    for (uint32_t i = 0; i < cp->nchildren; i++) node_free(a, cp->children[i]);
+    CDEVS_FREEARR(a, cp->children, cp->capchildren);
+    CDEVS_FREEARR(a, cp->hash, cp->hashcap);
+    CDEVS_FREEARR(a, cp->couplings, cp->capcouplings);
+  }
   if (m->own_ports) {
     CDEVS_FREEARR(a, m->ports[0], m->capports[0]);
     CDEVS_FREEARR(a, m->ports[1], m->capports[1]);
   }
-  if (m->arg) cdevs__free(a, m->arg, m->ops->arg_size);
-  cdevs__free(a, m, sizeof *m);
 }
 
 void cdevs_model_free(cdevs_model *root) {
@@ -113,9 +129,9 @@ void cdevs_model_free(cdevs_model *root) {
   root_info *ri = root->ri;
   cdevs_alloc a = ri->alloc;
   node_free(&a, root);
-  for (name_chunk *c = ri->names, *next; c; c = next) {
+  for (arena_chunk *c = ri->arena, *next; c; c = next) {
     next = c->next;
-    cdevs__free(&a, c, sizeof(name_chunk) + c->size);
+    cdevs__free(&a, c, sizeof(arena_chunk) + c->size);
   }
   cdevs__free(&a, ri, sizeof *ri);
 }
@@ -128,36 +144,36 @@ static uint32_t name_hash(const char *s) {
 
 /* Index of the child called name, or -1. Small families are scanned, large hashed. */
 static int32_t child_find(const cdevs_model *m, const char *name) {
-  if (!m->hash) {
-    for (uint32_t i = 0; i < m->nchildren; i++)
-      if (strcmp(m->children[i]->name, name) == 0) return (int32_t)i;
+  if (!m->cp->hash) {
+    for (uint32_t i = 0; i < m->cp->nchildren; i++)
+      if (strcmp(m->cp->children[i]->name, name) == 0) return (int32_t)i;
     return -1;
   }
-  uint32_t mask = m->hashcap - 1;
+  uint32_t mask = m->cp->hashcap - 1;
   for (uint32_t h = name_hash(name) & mask;; h = (h + 1) & mask) {
-    int32_t i = m->hash[h];
+    int32_t i = m->cp->hash[h];
     if (i < 0) return -1;
-    if (strcmp(m->children[i]->name, name) == 0) return i;
+    if (strcmp(m->cp->children[i]->name, name) == 0) return i;
   }
 }
 
 static void hash_put(cdevs_model *m, int32_t i) {
-  uint32_t mask = m->hashcap - 1;
-  uint32_t h = name_hash(m->children[i]->name) & mask;
-  while (m->hash[h] >= 0) h = (h + 1) & mask;
-  m->hash[h] = i;
+  uint32_t mask = m->cp->hashcap - 1;
+  uint32_t h = name_hash(m->cp->children[i]->name) & mask;
+  while (m->cp->hash[h] >= 0) h = (h + 1) & mask;
+  m->cp->hash[h] = i;
 }
 
 /* Keeps the name index at most half full; -1 if out of memory (index left valid). */
 static int hash_reserve(cdevs_model *m, uint32_t n) {
-  if (n < 16 || (m->hash && n * 2 <= m->hashcap)) return 0;
+  if (n < 16 || (m->cp->hash && n * 2 <= m->cp->hashcap)) return 0;
   uint32_t cap = 64;
   while (cap < n * 2) cap *= 2;
   int32_t *h = cdevs__calloc(&m->ri->alloc, cap, sizeof *h);
   if (!h) return -1;
-  CDEVS_FREEARR(&m->ri->alloc, m->hash, m->hashcap);
-  m->hash = h;
-  m->hashcap = cap;
+  CDEVS_FREEARR(&m->ri->alloc, m->cp->hash, m->cp->hashcap);
+  m->cp->hash = h;
+  m->cp->hashcap = cap;
   memset(h, 0xff, (size_t)cap * sizeof *h);
   for (uint32_t i = 0; i + 1 < n; i++) hash_put(m, (int32_t)i);
   return 0;
@@ -181,27 +197,27 @@ static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic
     cdevs__model_error(parent, CDEVS_ENAME, "duplicate child name '%s'", name);
     return NULL;
   }
-  if (parent->nchildren == INT32_MAX ||
-      CDEVS_GROW(&ri->alloc, parent->children, parent->capchildren, parent->nchildren + 1) ||
-      hash_reserve(parent, parent->nchildren + 1)) {
+  if (parent->cp->nchildren == INT32_MAX ||
+      CDEVS_GROW(&ri->alloc, parent->cp->children, parent->cp->capchildren, parent->cp->nchildren + 1) ||
+      hash_reserve(parent, parent->cp->nchildren + 1)) {
     cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding '%s'", name);
     return NULL;
   }
-  cdevs_model *m = cdevs__calloc(&ri->alloc, 1, sizeof *m);
-  const char *nm = m ? name_dup(ri, name) : NULL;
+  cdevs_model *m = arena_alloc(ri, sizeof *m);
+  coupled_part *cp = atomic ? &no_children : (m ? arena_alloc(ri, sizeof *cp) : NULL);
+  const char *nm = cp ? name_dup(ri, name) : NULL;
   if (!nm) {
-    cdevs__free(&ri->alloc, m, sizeof *m);
     cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding '%s'", name);
     return NULL;
   }
   m->parent = parent;
-  m->root = parent->root;
   m->ri = ri;
   m->name = nm;
   m->atomic = atomic;
-  m->index = (int32_t)parent->nchildren;
-  parent->children[parent->nchildren++] = m;
-  if (parent->hash) hash_put(parent, m->index);
+  m->cp = cp;
+  m->index = (int32_t)parent->cp->nchildren;
+  parent->cp->children[parent->cp->nchildren++] = m;
+  if (parent->cp->hash) hash_put(parent, m->index);
   return m;
 }
 
@@ -230,27 +246,24 @@ cdevs_model *cdevs_atomic_add(cdevs_model *parent, const char *name,
                        name ? name : "(null)", ops->type ? ops->type : "?");
     return NULL;
   }
-  void *argcopy = NULL;
+  cdevs_model *m = child_new(parent, name, true);
+  if (!m) return NULL;
   if (ops->arg_size) {
-    argcopy = cdevs__calloc(&parent->ri->alloc, 1, ops->arg_size);
-    if (!argcopy) {
+    m->arg = arena_alloc(m->ri, ops->arg_size);
+    if (!m->arg) {
+      /* the child stays, without its argument; the tree is unusable anyway */
+      m->ops = ops;
       cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding '%s'", name);
       return NULL;
     }
-    memcpy(argcopy, arg, ops->arg_size);
-  }
-  cdevs_model *m = child_new(parent, name, true);
-  if (!m) {
-    cdevs__free(&parent->ri->alloc, argcopy, ops->arg_size);
-    return NULL;
+    memcpy(m->arg, arg, ops->arg_size);
   }
   m->ops = ops;
-  m->arg = argcopy;
   m->ports[CDEVS_IN] = (cdevs_port_def *)(uintptr_t)ops->inputs;
   m->ports[CDEVS_OUT] = (cdevs_port_def *)(uintptr_t)ops->outputs;
   m->nports[CDEVS_IN] = port_list_len(ops->inputs);
   m->nports[CDEVS_OUT] = port_list_len(ops->outputs);
-  m->root->ri->n_atomic++;
+  m->ri->n_atomic++;
   return m;
 }
 
@@ -366,12 +379,12 @@ cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cde
                        cdevs_kind_name(fk), cdevs_kind_name(tk));
     return CDEVS_EKIND;
   }
-  if (CDEVS_GROW(&parent->ri->alloc, parent->couplings, parent->capcouplings,
-                 parent->ncouplings + 1)) {
+  if (CDEVS_GROW(&parent->ri->alloc, parent->cp->couplings, parent->cp->capcouplings,
+                 parent->cp->ncouplings + 1)) {
     cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding a coupling");
     return CDEVS_ENOMEM;
   }
-  coupling *c = &parent->couplings[parent->ncouplings++];
+  coupling *c = &parent->cp->couplings[parent->cp->ncouplings++];
   c->src = from == parent ? -1 : from->index;
   c->src_port = fp;
   c->dst = to == parent ? -1 : to->index;
@@ -437,7 +450,7 @@ const cdevs_atomic_ops *cdevs_model_ops(const cdevs_model *m) { return m ? m->op
 cdevs_model *cdevs_model_child(const cdevs_model *m, const char *name) {
   if (!m || !name) return NULL;
   int32_t i = child_find(m, name);
-  return i < 0 ? NULL : m->children[i];
+  return i < 0 ? NULL : m->cp->children[i];
 }
 
 size_t cdevs_model_path(const cdevs_model *m, char *buf, size_t size) {

@@ -15,45 +15,50 @@ typedef struct coupling {
   int32_t src, src_port, dst, dst_port;
 } coupling;
 
-typedef struct name_chunk {
-  struct name_chunk *next;
+/* The root's arena: names, nodes and atomic arguments live here until the tree is
+   freed, which saves a heap block (and its overhead) per model. */
+typedef struct arena_chunk {
+  struct arena_chunk *next;
   size_t size, used;
-  char data[];
-} name_chunk;
+  _Alignas(16) unsigned char data[];
+} arena_chunk;
 
 /* Root-only data: allocator, sticky error, the arena of names. */
 typedef struct root_info {
   cdevs_alloc alloc;
   cdevs_status status;
   char errmsg[512];
-  name_chunk *names;
+  arena_chunk *arena;
+  cdevs_model *root;
   uint32_t n_atomic;   /* atomics in the tree, for sizing the flattened arrays */
   uint64_t n_coupling; /* couplings in the tree */
   uint64_t n_eic, n_ic, n_eoc;
   uint64_t n_coupled;
 } root_info;
 
-struct cdevs_model {
-  cdevs_model *parent;
-  cdevs_model *root;
-  root_info *ri; /* same pointer in every node of a tree */
-  const char *name;
-  int32_t index; /* position among the parent's children */
-  int32_t priority;
-  bool atomic;
-  bool own_ports; /* ports[] is an allocated copy rather than the ops lists */
-  cdevs_port_def *ports[2];
-  uint32_t nports[2], capports[2];
-  /* atomic */
-  const cdevs_atomic_ops *ops;
-  void *arg;
-  /* coupled */
+/* What only coupled models have; atomic models point at a shared empty one. */
+typedef struct coupled_part {
   cdevs_model **children;
   uint32_t nchildren, capchildren;
   int32_t *hash; /* open-addressed child-name index, built once children grow */
   uint32_t hashcap;
   coupling *couplings;
   uint32_t ncouplings, capcouplings;
+} coupled_part;
+
+struct cdevs_model {
+  cdevs_model *parent;
+  root_info *ri; /* same pointer in every node of a tree */
+  const char *name;
+  cdevs_port_def *ports[2];
+  uint32_t nports[2], capports[2];
+  int32_t index; /* position among the parent's children */
+  int32_t priority;
+  bool atomic;
+  bool own_ports; /* ports[] is an allocated copy rather than the ops lists */
+  const cdevs_atomic_ops *ops; /* atomic */
+  void *arg;                   /* atomic, in the arena */
+  coupled_part *cp;
 };
 
 void cdevs__model_error(cdevs_model *m, cdevs_status st, const char *fmt, ...)

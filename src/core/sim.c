@@ -71,6 +71,11 @@ void cdevs_emit(cdevs_ctx *cx, int port, const cdevs_value *v) {
                      cdevs_kind_name(k), s->model[m]->ports[CDEVS_OUT][port].name);
     return;
   }
+  const dest *d0 = s->fo + s->fo_start[g], *d1 = s->fo + s->fo_start[g + 1];
+  if (d0 == d1 && !s->nobs) { /* coupled to nothing and nobody watching: count it only */
+    s->st.outputs++;
+    return;
+  }
   if (s->nouts == s->capouts && CDEVS_GROW(&s->alloc, s->outs, s->capouts, s->nouts + 1)) {
     cdevs__sim_error(s, CDEVS_ENOMEM, "t=%.17g: out of memory for outputs", cx->t);
     return;
@@ -78,8 +83,8 @@ void cdevs_emit(cdevs_ctx *cx, int port, const cdevs_value *v) {
   out_ev *o = &s->outs[s->nouts++];
   o->src = m;
   o->port = (uint32_t)port;
-  o->d0 = s->fo + s->fo_start[g];
-  o->d1 = s->fo + s->fo_start[g + 1];
+  o->d0 = d0;
+  o->d1 = d1;
   o->v = *v;
   if (v->kind == CDEVS_MSG || v->kind == CDEVS_ARRAY) cdevs_msg_retain(v->u.msg);
 }
@@ -536,7 +541,7 @@ const cdevs_model *cdevs_sim_atomic(const cdevs_sim *s, uint32_t id) {
 }
 
 uint32_t cdevs_sim_atomic_id(const cdevs_sim *s, const cdevs_model *m) {
-  if (!s || !m || !m->atomic || m->root != s->root) return UINT32_MAX;
+  if (!s || !m || !m->atomic || m->ri != s->root->ri) return UINT32_MAX;
   for (uint32_t i = 0; i < s->n; i++) /* O(n): inspection, not the hot path */
     if (s->model[i] == m) return i;
   return UINT32_MAX;
