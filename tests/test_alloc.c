@@ -42,6 +42,21 @@ static void *counting_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   return p;
 }
 
+/* Builds, seeds and runs one DEVStone model through a; returns the first error. */
+static cdevs_status devstone(const cdevs_alloc *a, const cdevs_devstone_params *p) {
+  cdevs_model *root = cdevs_devstone_build(a, p);
+  if (!root) return CDEVS_ENOMEM;
+  cdevs_sim_opts o = cdevs_sim_opts_default();
+  o.max_transitions_per_instant = UINT64_MAX;
+  cdevs_sim *sim = NULL;
+  cdevs_status st = cdevs_sim_new(root, &o, &sim);
+  if (!st) st = cdevs_devstone_seed(sim);
+  if (!st) st = cdevs_sim_run(sim, INFINITY);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  return st;
+}
+
 /* Builds and runs three models through allocator a; returns the first error. */
 static cdevs_status scenario(const cdevs_alloc *a) {
   cdevs_status result = CDEVS_OK;
@@ -58,31 +73,14 @@ static cdevs_status scenario(const cdevs_alloc *a) {
   cdevs_sim_free(sim);
   cdevs_model_free(root);
 
-  /* 2. a deeper hierarchy with added ports, many children (hashed names), fan-out */
+  /* 2. a deeper hierarchy with added ports, many couplings and fan-out */
   cdevs_devstone_params dp = {CDEVS_DEVSTONE_HOMOD, 4, 5, 0.0, 0.0};
-  root = cdevs_devstone_build(a, &dp);
-  if (!root) return result ? result : CDEVS_ENOMEM;
-  cdevs_sim_opts o = cdevs_sim_opts_default();
-  o.max_transitions_per_instant = UINT64_MAX;
-  sim = NULL;
-  st = cdevs_sim_new(root, &o, &sim);
-  if (!st) st = cdevs_devstone_seed(sim);
-  if (!st) st = cdevs_sim_run(sim, INFINITY);
+  st = devstone(a, &dp);
   if (st && !result) result = st;
-  cdevs_sim_free(sim);
-  cdevs_model_free(root);
-
   /* 3. LI with a wide level: more than 16 children switches on the name hash */
   cdevs_devstone_params lp = {CDEVS_DEVSTONE_LI, 3, 40, 0.0, 0.0};
-  root = cdevs_devstone_build(a, &lp);
-  if (!root) return result ? result : CDEVS_ENOMEM;
-  sim = NULL;
-  st = cdevs_sim_new(root, &o, &sim);
-  if (!st) st = cdevs_devstone_seed(sim);
-  if (!st) st = cdevs_sim_run(sim, INFINITY);
+  st = devstone(a, &lp);
   if (st && !result) result = st;
-  cdevs_sim_free(sim);
-  cdevs_model_free(root);
 
   /* 4. messages through the engine */
   cdevs_msg *m = cdevs_array_new(a, 4);
