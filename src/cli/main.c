@@ -232,9 +232,9 @@ static int plot_csv(const char *csv, const char *out) {
            "set key top left\n"
            "set xlabel 'simulated time'\n"
            "set ylabel 'jobs'\n"
-           "set title 'Experimental frame: jobs arrived and solved'\n"
+           "set title 'Experimental frame: jobs arrived and completed'\n"
            "plot '%s' using 1:2 skip 1 with steps lw 2 title 'arrived', "
-           "'' using 1:3 skip 1 with steps lw 2 title 'solved'\n",
+           "'' using 1:3 skip 1 with steps lw 2 title 'completed by proc'\n",
            term, out, csv);
   FILE *p = popen("gnuplot 2>&1", "w");
   if (!p) return -1;
@@ -336,7 +336,7 @@ static int cmd_example(opts *o) {
       cdevs_model_free(root);
       return 1;
     }
-    fputs("time,arrived,solved\n", rec.f);
+    fputs("time,arrived,completed\n", rec.f);
     efp_row(&rec, cdevs_sim_time(sim));
     cdevs_sim_observe(sim, &obs, &rec);
   }
