@@ -236,13 +236,6 @@ static void visit_out(flat *f, uint32_t g) {
   follow(f, m->parent, m->index, p);
 }
 
-static uint32_t count_coupled(const cdevs_model *m) {
-  if (m->atomic) return 0;
-  uint32_t k = 1;
-  for (uint32_t i = 0; i < m->cp->nchildren; i++) k += count_coupled(m->cp->children[i]);
-  return k;
-}
-
 static void visit_root_in(flat *f, uint32_t p) { follow(f, f->s->root, -1, (int32_t)p); }
 
 cdevs_status cdevs__flatten(cdevs_sim *s) {
@@ -258,7 +251,7 @@ cdevs_status cdevs__flatten(cdevs_sim *s) {
   s->model = cdevs__calloc(a, n, sizeof *s->model);
   s->ops = cdevs__calloc(a, n, sizeof *s->ops);
   s->out_base = cdevs__calloc(a, (size_t)n + 1, sizeof *s->out_base);
-  uint32_t ncoupled = count_coupled(root);
+  uint32_t ncoupled = (uint32_t)root->ri->n_coupled;
   f.coupled = cdevs__calloc(a, ncoupled, sizeof *f.coupled);
   f.idx = cdevs__calloc(a, ncoupled, sizeof *f.idx);
   f.id_of = cdevs__calloc(a, n, sizeof *f.id_of);
@@ -289,7 +282,7 @@ cdevs_status cdevs__flatten(cdevs_sim *s) {
   st = collect_csr(&f, s->n_root_in, s->in_start, &s->in_fo, visit_root_in);
   if (st) goto done;
   s->st.fanout_edges = s->fo_start[nout];
-  s->st.couplings = root->ri->n_coupling;
+  s->st.couplings = root->ri->n_eic + root->ri->n_ic + root->ri->n_eoc;
   st = CDEVS_OK;
 
 done:

@@ -389,7 +389,6 @@ cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cde
   c->src_port = fp;
   c->dst = to == parent ? -1 : to->index;
   c->dst_port = tp;
-  parent->ri->n_coupling++;
   if (from == parent)
     parent->ri->n_eic++;
   else if (to == parent)

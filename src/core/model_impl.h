@@ -31,8 +31,7 @@ typedef struct root_info {
   arena_chunk *arena;
   cdevs_model *root;
   uint32_t n_atomic;   /* atomics in the tree, for sizing the flattened arrays */
-  uint64_t n_coupling; /* couplings in the tree */
-  uint64_t n_eic, n_ic, n_eoc;
+  uint64_t n_eic, n_ic, n_eoc; /* couplings in the tree, by kind */
   uint64_t n_coupled;
 } root_info;
 

@@ -411,6 +411,7 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
 
   /* 5 */
   cdevs_bag bag = {NULL, 0};
+  uint32_t nexternal = 0;
   for (uint32_t k = 0; k < nimm; k++) {
     uint32_t i = s->imm[k];
     const cdevs_atomic_ops *ops = s->ops[i];
@@ -441,19 +442,16 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
     if (gather(s, j, &bag)) goto oom;
     if (ops->delta_ext) ops->delta_ext(&s->cx, s->state[j], t - s->tl[j], &bag);
     s->st.externals++;
+    nexternal++;
+    s->mark[j] = 0;
     if (schedule(s, j, t)) goto fail; /* 6 */
     if (traced) notify(s, t, j, CDEVS_EXTERNAL, bag.n);
   }
   if (s->failed) goto fail;
 
-  /* 7 */
-  uint64_t count = nimm + s->ntouched;
+  /* 7 (marks of external-only receivers were cleared as they ran) */
+  uint64_t count = nimm + nexternal;
   for (uint32_t k = 0; k < nimm; k++) s->mark[s->imm[k]] = 0;
-  for (uint32_t k = 0; k < s->ntouched; k++) {
-    uint32_t j = s->touched[k];
-    if (s->mark[j] & MARK_IMMINENT) count--;
-    s->mark[j] = 0;
-  }
   release_values(s->outs, s->nouts);
   s->nouts = 0;
   s->nlinks = 0;
