@@ -429,6 +429,19 @@ static void boom_int(cdevs_ctx *cx, void *st) {
 }
 static const cdevs_atomic_ops boom_ops = {.type = "Boom", .ta = one_ta, .delta_int = boom_int};
 
+/* A root "r" holding one atomic model, run to t = 5, must stop with st and msg. */
+static void run_error(const cdevs_atomic_ops *ops, const char *name, cdevs_status st,
+                      const char *msg) {
+  cdevs_model *root = cdevs_root_new(NULL, "r");
+  cdevs_atomic_add(root, name, ops, NULL);
+  cdevs_sim *sim = NULL;
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_sim_run(sim, 5.0), st);
+  CHECK_STR(cdevs_sim_errmsg(sim), msg);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+}
+
 static void test_run_errors(void) {
   cdevs_sim *sim = NULL;
   cdevs_model *root = cdevs_root_new(NULL, "r");
@@ -459,21 +472,9 @@ static void test_run_errors(void) {
   cdevs_sim_free(sim);
   cdevs_model_free(root);
 
-  root = cdevs_root_new(NULL, "r");
-  cdevs_atomic_add(root, "bad", &badkind_ops, NULL);
-  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
-  CHECK_EQ_INT(cdevs_sim_run(sim, 5.0), CDEVS_EKIND);
-  CHECK_STR(cdevs_sim_errmsg(sim), "t=1: model 'r.bad': int value on real output port 'out'");
-  cdevs_sim_free(sim);
-  cdevs_model_free(root);
-
-  root = cdevs_root_new(NULL, "r");
-  cdevs_atomic_add(root, "boom", &boom_ops, NULL);
-  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
-  CHECK_EQ_INT(cdevs_sim_run(sim, 5.0), CDEVS_EMODEL);
-  CHECK_STR(cdevs_sim_errmsg(sim), "t=1: model 'r.boom': sqrt of -4");
-  cdevs_sim_free(sim);
-  cdevs_model_free(root);
+  run_error(&badkind_ops, "bad", CDEVS_EKIND,
+            "t=1: model 'r.bad': int value on real output port 'out'");
+  run_error(&boom_ops, "boom", CDEVS_EMODEL, "t=1: model 'r.boom': sqrt of -4");
 
   /* API misuse gets a status, not a crash */
   CHECK_EQ_INT(cdevs_sim_new(NULL, NULL, &sim), CDEVS_EINVAL);
