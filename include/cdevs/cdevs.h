@@ -5,10 +5,13 @@
 
 #include "alloc.h"
 #include "blocks.h"
+#include "continuous.h"
 #include "devstone.h"
 #include "model.h"
+#include "qss.h"
 #include "sim.h"
 #include "status.h"
+#include "taylor.h"
 #include "trace.h"
 #include "value.h"
 #include "cdevs/version.h"

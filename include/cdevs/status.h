@@ -19,7 +19,8 @@ extern "C" {
   X(CDEVS_ELEGIT, -7, "too many transitions at one instant (illegitimate model)") \
   X(CDEVS_EMODEL, -8, "a model reported an error")                              \
   X(CDEVS_EIO, -9, "input/output error")                                        \
-  X(CDEVS_ESTATE, -10, "operation not allowed in the current state")
+  X(CDEVS_ESTATE, -10, "operation not allowed in the current state")            \
+  X(CDEVS_EDOMAIN, -11, "argument outside the domain of a math function")
 
 typedef enum cdevs_status {
 #define CDEVS_STATUS_ENUM(name, code, text) name = code,

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* The QSS integration methods: names and orders. */
+#ifndef CDEVS_QSS_H
+#define CDEVS_QSS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * QSS1/2/3: hysteretic quantization of order 1..3 (Kofman 2001, 2002, 2006); the
+ * quantized trajectory q follows x's Taylor series and is renewed when |x - q|
+ * reaches ΔQ = max(ΔQmin, ΔQrel·|x|).
+ * LIQSS1/2/3: linearly implicit QSS (Migoni, Bortolotto, Kofman & Cellier 2013) for
+ * stiff systems: q is placed ΔQ ahead of x, or at the point where the next
+ * derivative of x vanishes, using an estimate of ∂ẋ/∂x; |x - q| stays below 2·ΔQ.
+ */
+typedef enum cdevs_qss_method {
+  CDEVS_QSS1 = 1,
+  CDEVS_QSS2,
+  CDEVS_QSS3,
+  CDEVS_LIQSS1,
+  CDEVS_LIQSS2,
+  CDEVS_LIQSS3
+} cdevs_qss_method;
+
+/* Parses "QSS2", "qss2", "LIQSS3", …; returns 0 and sets *m, or -1. */
+int cdevs_qss_method_parse(const char *name, cdevs_qss_method *m);
+/* "QSS1", …, "LIQSS3"; NULL for an unknown value. */
+const char *cdevs_qss_method_name(cdevs_qss_method m);
+/* 1..3, or 0 for an unknown value. */
+int cdevs_qss_method_order(cdevs_qss_method m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Static function blocks: y = f(u0, …, un-1). When any input changes, the block
+ * shifts every input's polynomial to now, applies f in Taylor arithmetic (so y
+ * carries exact derivatives up to the inputs' highest order) and emits at once.
+ */
+#include <math.h>
+
+#include "cdevs/continuous.h"
+#include "signal.h"
+
+enum fkind { F_WSUM, F_GAIN, F_MULT, F_DIV, F_INV, F_SQUARE, F_POW, F_FUNC };
+
+typedef struct static_state {
+  int kind, n;
+  double w[CDEVS_STATIC_MAX_INPUTS]; /* weights, gain or exponent */
+  cdevs_fn fn;
+  cdevs__sig u[CDEVS_STATIC_MAX_INPUTS];
+  double y[4];
+  int yorder;
+  double sigma;
+} static_state;
+
+static const cdevs_port_def in8[] = {{"u0", CDEVS_TAYLOR}, {"u1", CDEVS_TAYLOR}, {"u2", CDEVS_TAYLOR},
+                                     {"u3", CDEVS_TAYLOR}, {"u4", CDEVS_TAYLOR}, {"u5", CDEVS_TAYLOR},
+                                     {"u6", CDEVS_TAYLOR}, {"u7", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
+static const cdevs_port_def in2[] = {{"u0", CDEVS_TAYLOR}, {"u1", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
+static const cdevs_port_def in1[] = {{"u", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
+static const cdevs_port_def out1[] = {{"y", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
+
+static void base_init(static_state *s, int kind, int n) {
+  s->kind = kind;
+  s->n = n;
+  s->sigma = INFINITY;
+  for (int i = 0; i < n; i++) s->w[i] = 1.0;
+}
+
+static int wsum_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs_wsum_params *p = arg;
+  static_state *s = state;
+  if (p->n < 1 || p->n > CDEVS_STATIC_MAX_INPUTS) {
+    cdevs_ctx_fail(cx, "wsum needs 1..%d inputs (got n=%d)", CDEVS_STATIC_MAX_INPUTS, p->n);
+    return CDEVS_EINVAL;
+  }
+  base_init(s, F_WSUM, p->n);
+  for (int i = 0; i < p->n; i++) s->w[i] = p->w[i];
+  return CDEVS_OK;
+}
+
+static int gain_init(cdevs_ctx *cx, void *state, const void *arg) {
+  (void)cx;
+  static_state *s = state;
+  base_init(s, F_GAIN, 1);
+  s->w[0] = ((const cdevs_gain_params *)arg)->k;
+  return CDEVS_OK;
+}
+
+static int mult_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs_mult_params *p = arg;
+  int n = p->n ? p->n : 2;
+  if (n < 2 || n > CDEVS_STATIC_MAX_INPUTS) {
+    cdevs_ctx_fail(cx, "mult needs 2..%d inputs (got n=%d)", CDEVS_STATIC_MAX_INPUTS, p->n);
+    return CDEVS_EINVAL;
+  }
+  base_init(state, F_MULT, n);
+  return CDEVS_OK;
+}
+
+static int div_init(cdevs_ctx *cx, void *state, const void *arg) {
+  (void)cx, (void)arg;
+  base_init(state, F_DIV, 2);
+  return CDEVS_OK;
+}
+
+static int inv_init(cdevs_ctx *cx, void *state, const void *arg) {
+  (void)cx, (void)arg;
+  base_init(state, F_INV, 1);
+  return CDEVS_OK;
+}
+
+static int square_init(cdevs_ctx *cx, void *state, const void *arg) {
+  (void)cx, (void)arg;
+  base_init(state, F_SQUARE, 1);
+  return CDEVS_OK;
+}
+
+static int pow_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs_pow_params *p = arg;
+  if (!isfinite(p->p)) {
+    cdevs_ctx_fail(cx, "pow needs a finite exponent");
+    return CDEVS_EINVAL;
+  }
+  static_state *s = state;
+  base_init(s, F_POW, 1);
+  s->w[0] = p->p;
+  return CDEVS_OK;
+}
+
+static int func_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs_func_params *p = arg;
+  if (!cdevs_fn_name(p->fn)) {
+    cdevs_ctx_fail(cx, "func: unknown function %d", (int)p->fn);
+    return CDEVS_EINVAL;
+  }
+  static_state *s = state;
+  base_init(s, F_FUNC, 1);
+  s->fn = p->fn;
+  return CDEVS_OK;
+}
+
+static double static_ta(const void *state) { return ((const static_state *)state)->sigma; }
+
+static void static_output(cdevs_ctx *cx, const void *state) {
+  const static_state *s = state;
+  cdevs__emit_series(cx, 0, s->y, s->yorder);
+}
+
+static void static_int(cdevs_ctx *cx, void *state) {
+  (void)cx;
+  ((static_state *)state)->sigma = INFINITY;
+}
+
+static int apply_fn(cdevs_fn fn, double *y, const double *u, int order) {
+  switch (fn) {
+  case CDEVS_FN_SIN: cdevs_taylor_sin(y, u, order); return CDEVS_OK;
+  case CDEVS_FN_COS: cdevs_taylor_cos(y, u, order); return CDEVS_OK;
+  case CDEVS_FN_TAN: return cdevs_taylor_tan(y, u, order);
+  case CDEVS_FN_EXP: cdevs_taylor_exp(y, u, order); return CDEVS_OK;
+  case CDEVS_FN_LOG: return cdevs_taylor_log(y, u, order);
+  case CDEVS_FN_SQRT: return cdevs_taylor_sqrt(y, u, order);
+  case CDEVS_FN_TANH: cdevs_taylor_tanh(y, u, order); return CDEVS_OK;
+  case CDEVS_FN_ATAN: cdevs_taylor_atan(y, u, order); return CDEVS_OK;
+  case CDEVS_FN_ABS: cdevs_taylor_abs(y, u, order); return CDEVS_OK;
+  }
+  return CDEVS_EINVAL;
+}
+
+static void static_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)e;
+  static_state *s = state;
+  double t = cdevs_ctx_time(cx);
+  for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[x->events[i].port], x->events[i].value, t);
+  double u[CDEVS_STATIC_MAX_INPUTS][4];
+  const double *up[CDEVS_STATIC_MAX_INPUTS];
+  int order = 0;
+  for (int i = 0; i < s->n; i++) {
+    cdevs__sig_at(&s->u[i], t, u[i]);
+    up[i] = u[i];
+    if (s->u[i].order > order) order = s->u[i].order;
+  }
+  int st = CDEVS_OK;
+  const char *what = NULL;
+  switch (s->kind) {
+  case F_WSUM: cdevs_taylor_wsum(s->y, up, s->w, s->n, order); break;
+  case F_GAIN: cdevs_taylor_scale(s->y, u[0], s->w[0], order); break;
+  case F_MULT:
+    cdevs_taylor_mul(s->y, u[0], u[1], order);
+    for (int i = 2; i < s->n; i++) cdevs_taylor_mul(s->y, s->y, u[i], order);
+    break;
+  case F_DIV: st = cdevs_taylor_div(s->y, u[0], u[1], order), what = "division by zero"; break;
+  case F_INV: st = cdevs_taylor_inv(s->y, u[0], order), what = "division by zero"; break;
+  case F_SQUARE: cdevs_taylor_mul(s->y, u[0], u[0], order); break;
+  case F_POW: st = cdevs_taylor_pow(s->y, u[0], s->w[0], order), what = "pow outside its domain"; break;
+  case F_FUNC: st = apply_fn(s->fn, s->y, u[0], order), what = cdevs_fn_name(s->fn); break;
+  }
+  if (st) {
+    cdevs_ctx_fail(cx, "%s%s: input u=%.17g", s->kind == F_FUNC ? "argument outside the domain of " : "",
+                   what, u[s->kind == F_DIV ? 1 : 0][0]);
+    return;
+  }
+  s->yorder = order;
+  s->sigma = 0.0;
+}
+
+#define STATIC_OPS(sym, tname, params, in, initfn)                                           \
+  const cdevs_atomic_ops sym = {.type = tname,                                                \
+                                .state_size = sizeof(static_state),                           \
+                                .arg_size = params,                                           \
+                                .inputs = in,                                                 \
+                                .outputs = out1,                                              \
+                                .init = initfn,                                               \
+                                .ta = static_ta,                                              \
+                                .output = static_output,                                      \
+                                .delta_int = static_int,                                      \
+                                .delta_ext = static_ext}
+
+STATIC_OPS(cdevs_wsum_ops, "WSum", sizeof(cdevs_wsum_params), in8, wsum_init);
+STATIC_OPS(cdevs_gain_ops, "Gain", sizeof(cdevs_gain_params), in1, gain_init);
+STATIC_OPS(cdevs_mult_ops, "Mult", sizeof(cdevs_mult_params), in8, mult_init);
+STATIC_OPS(cdevs_div_ops, "Div", 0, in2, div_init);
+STATIC_OPS(cdevs_inv_ops, "Inv", 0, in1, inv_init);
+STATIC_OPS(cdevs_square_ops, "Square", 0, in1, square_init);
+STATIC_OPS(cdevs_pow_ops, "Pow", sizeof(cdevs_pow_params), in1, pow_init);
+STATIC_OPS(cdevs_func_ops, "Func", sizeof(cdevs_func_params), in1, func_init);
+
+static const char *const fn_names[] = {NULL,   "sin",  "cos",  "tan", "exp",
+                                       "log",  "sqrt", "tanh", "atan", "abs"};
+
+const char *cdevs_fn_name(cdevs_fn fn) {
+  return fn >= CDEVS_FN_SIN && fn <= CDEVS_FN_ABS ? fn_names[fn] : NULL;
+}
+
+cdevs_fn cdevs_fn_parse(const char *name) {
+  for (int i = CDEVS_FN_SIN; name && i <= CDEVS_FN_ABS; i++)
+    if (strcmp(fn_names[i], name) == 0) return (cdevs_fn)i;
+  return (cdevs_fn)0;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* The shared QSS machinery: one quantized variable, its methods, polynomial roots. */
+#ifndef CDEVS_QSS_IMPL_H
+#define CDEVS_QSS_IMPL_H
+
+#include "cdevs/qss.h"
+
+/*
+ * One quantized state variable. An integrator block holds one; a compiled ODE system
+ * holds an array of them. x is the state polynomial around tx (degree = order), q the
+ * quantized polynomial around tq (degree = order - 1).
+ */
+typedef struct cdevs__qvar {
+  double x[4];
+  double q[4];
+  double tx, tq;
+  double tn; /* next requantization time */
+  double dq; /* quantum in force since tq */
+  double dqrel, dqmin;
+  /* LIQSS: a estimates ∂ẋ/∂q (kept <= 0); q_before and dx_before are q and ẋ at tq
+   * just before the last requantization, so that the derivative coming back at tq
+   * measures a. */
+  double a, q_before, dx_before;
+  int a_pending;
+} cdevs__qvar;
+
+typedef struct cdevs__qss_method {
+  cdevs_qss_method id;
+  const char *name;
+  int order;           /* m: x has m + 1 coefficients, q has m */
+  int linear_implicit; /* LIQSS: q is chosen ahead of x, up to 2·ΔQ away */
+} cdevs__qss_method;
+
+const cdevs__qss_method *cdevs__qss_method_get(cdevs_qss_method id);
+
+/* Starts the variable at x0 at time t0: q = x0, derivative 0, next time now. */
+void cdevs__qvar_init(cdevs__qvar *v, const cdevs__qss_method *m, double x0, double dqrel,
+                      double dqmin, double t0);
+/* Moves x's polynomial origin to t. */
+void cdevs__qvar_advance(cdevs__qvar *v, const cdevs__qss_method *m, double t);
+/* The internal event: new quantum, new q, next time. */
+void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t);
+/* The derivative changed at t to the series d (degree dorder, around t): new next time. */
+void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, double t,
+                                const double *d, int dorder);
+/* The state jumps to x0 at t (a reset); q follows at once (next time = t). */
+void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, double x0);
+/* Recomputes the next time from x, q and the quantum (after x's coefficients changed). */
+void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t);
+/* x(t) and q's series around t. */
+double cdevs__qvar_x(const cdevs__qvar *v, const cdevs__qss_method *m, double t);
+void cdevs__qvar_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out);
+
+/* The smallest root > 0 of c[0] + c[1]τ + … + c[deg]τ^deg (deg <= 3), or INFINITY. */
+double cdevs__poly_min_pos_root(const double *c, int deg);
+/* The real roots of the polynomial (deg <= 3), ascending; returns their count. */
+int cdevs__poly_real_roots(const double *c, int deg, double *roots);
+
+#endif

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One quantized variable under QSS1/2/3 and LIQSS1/2/3, written once over a plain
+ * struct so that an integrator block and a compiled ODE system share it.
+ *
+ * QSSm: at an internal event q takes x's first m Taylor coefficients and the next
+ * event is when |x - q| = ΔQ; with q following x that is (ΔQ/|x_m|)^(1/m) later.
+ * After a derivative change the next event is the smallest positive root of
+ * x(τ) - q(τ) = ±ΔQ.
+ *
+ * LIQSSm: around the variable's own influence, ẋ ≈ a·q + u(τ). At an internal event q
+ * is placed so that x moves towards it: q0 = x ± ΔQ with q's higher coefficients
+ * consistent with ẋ = a·q + u, the sign chosen so that the m-th coefficient of x
+ * points at q; when that coefficient changes sign inside [x - ΔQ, x + ΔQ], q0 is the
+ * point where it vanishes (the stiff equilibrium, so x stops generating events).
+ * The next event is when x reaches q, or drifts 2·ΔQ away from it.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cdevs/taylor.h"
+#include "qss_impl.h"
+
+/* |x - q| within this fraction of the bound counts as on it: round-off in the
+ * polynomial shift must not turn an event into a step of 1e-18. */
+#define ON_BOUND (1.0 - 1e-9)
+
+static double quantum(const cdevs__qvar *v) {
+  double d = v->dqrel * fabs(v->x[0]);
+  return d > v->dqmin ? d : v->dqmin;
+}
+
+void cdevs__qvar_init(cdevs__qvar *v, const cdevs__qss_method *m, double x0, double dqrel,
+                      double dqmin, double t0) {
+  (void)m;
+  memset(v, 0, sizeof *v);
+  v->x[0] = v->q[0] = x0;
+  v->tx = v->tq = v->tn = t0;
+  v->dqrel = dqrel;
+  v->dqmin = dqmin;
+  v->dq = quantum(v);
+}
+
+void cdevs__qvar_advance(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+  if (t != v->tx) {
+    cdevs_taylor_shift(v->x, m->order, t - v->tx);
+    v->tx = t;
+  }
+}
+
+double cdevs__qvar_x(const cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+  return cdevs_taylor_eval(v->x, m->order, t - v->tx);
+}
+
+void cdevs__qvar_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out) {
+  memcpy(out, v->q, sizeof v->q);
+  cdevs_taylor_shift(out, m->order - 1, t - v->tq);
+}
+
+static double own_step(double dq, double xm, int order) {
+  if (xm == 0.0) return INFINITY;
+  double r = dq / fabs(xm);
+  return order == 1 ? r : order == 2 ? sqrt(r) : cbrt(r);
+}
+
+/* The m-th coefficient x would have if q0 were chosen, under ẋ = a·q + u; q's
+ * higher coefficients follow the same model and are written to qk. */
+static double li_xm(double a, const double *u, int m, double q0, double *qk) {
+  qk[0] = q0;
+  for (int k = 1; k < m; k++) qk[k] = (a * qk[k - 1] + u[k - 1]) / k;
+  return (a * qk[m - 1] + u[m - 1]) / m;
+}
+
+static void li_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+  int order = m->order;
+  double qold[4], u[4] = {0};
+  cdevs__qvar_q(v, m, t, qold);
+  /* u(τ) = ẋ(τ) - a·q_old(τ): everything but the variable's own influence. */
+  for (int k = 0; k < order; k++) u[k] = (k + 1) * v->x[k + 1] - v->a * qold[k];
+  v->q_before = qold[0];
+  v->dx_before = v->x[1];
+  v->a_pending = 1;
+
+  double x0 = v->x[0], dq = v->dq;
+  double qu[4] = {0}, ql[4] = {0};
+  double xu = li_xm(v->a, u, order, x0 + dq, qu);
+  double xl = li_xm(v->a, u, order, x0 - dq, ql);
+  double q[4] = {0};
+  if (xu > 0.0 && xl > 0.0) {
+    memcpy(q, qu, sizeof q);
+  } else if (xu < 0.0 && xl < 0.0) {
+    memcpy(q, ql, sizeof q);
+  } else {
+    /* x's m-th coefficient vanishes inside the band: x_m is affine in q0. */
+    double q0 = xu == xl ? x0 : (x0 - dq) + 2.0 * dq * (-xl) / (xu - xl);
+    (void)li_xm(v->a, u, order, q0, q);
+  }
+  memcpy(v->q, q, sizeof q);
+  v->tq = t;
+  cdevs__qvar_next_time(v, m, t);
+}
+
+void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+  cdevs__qvar_advance(v, m, t);
+  v->dq = quantum(v);
+  if (m->linear_implicit) {
+    li_requantize(v, m, t);
+    return;
+  }
+  for (int k = 0; k < 4; k++) v->q[k] = k < m->order ? v->x[k] : 0.0;
+  v->tq = t;
+  v->tn = t + own_step(v->dq, v->x[m->order], m->order);
+}
+
+void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+  int order = m->order;
+  double q[4], d[4];
+  cdevs__qvar_q(v, m, t, q);
+  for (int k = 0; k <= order; k++) d[k] = v->x[k] - (k < order ? q[k] : 0.0);
+  double bound = m->linear_implicit ? 2.0 * v->dq : v->dq;
+  if (fabs(d[0]) >= bound * ON_BOUND) {
+    v->tn = t;
+    return;
+  }
+  double c[4], tau = INFINITY, r;
+  memcpy(c, d, sizeof c);
+  c[0] = d[0] - bound;
+  if ((r = cdevs__poly_min_pos_root(c, order)) < tau) tau = r;
+  c[0] = d[0] + bound;
+  if ((r = cdevs__poly_min_pos_root(c, order)) < tau) tau = r;
+  if (m->linear_implicit && d[0] != 0.0) {
+    /* x reaching q is an event too: q was placed ahead of x. */
+    if ((r = cdevs__poly_min_pos_root(d, order)) < tau) tau = r;
+  }
+  v->tn = t + tau;
+}
+
+void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, double t,
+                                const double *d, int dorder) {
+  cdevs__qvar_advance(v, m, t);
+  for (int k = 0; k < m->order; k++) v->x[k + 1] = k <= dorder ? d[k] / (k + 1) : 0.0;
+  if (m->linear_implicit && v->a_pending) {
+    v->a_pending = 0;
+    double dqv = v->q[0] - v->q_before;
+    if (t == v->tq && dqv != 0.0) {
+      double a = (v->x[1] - v->dx_before) / dqv;
+      v->a = a < 0.0 && isfinite(a) ? a : 0.0;
+    }
+  }
+  cdevs__qvar_next_time(v, m, t);
+}
+
+void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, double x0) {
+  cdevs__qvar_advance(v, m, t);
+  v->x[0] = x0;
+  v->a_pending = 0;
+  v->tn = t;
+}

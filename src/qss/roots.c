@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* Real roots of polynomials up to degree 3, in closed form with cancellation-free
+ * formulas and a Newton polish, for QSS next-event and zero-crossing times. */
+#include <math.h>
+
+#include "qss_impl.h"
+
+static double peval(const double *c, int deg, double x) {
+  double v = c[deg];
+  for (int k = deg - 1; k >= 0; k--) v = v * x + c[k];
+  return v;
+}
+
+static double pderiv(const double *c, int deg, double x) {
+  double v = deg * c[deg];
+  for (int k = deg - 1; k >= 1; k--) v = v * x + k * c[k];
+  return v;
+}
+
+/* Two Newton steps, kept only while they reduce |p|: closed forms lose digits when
+ * the leading coefficient is small against the others, or near double roots. */
+static double polish(const double *c, int deg, double x) {
+  double fx = fabs(peval(c, deg, x));
+  for (int it = 0; it < 3 && fx > 0.0; it++) {
+    double d = pderiv(c, deg, x);
+    if (d == 0.0 || !isfinite(d)) break;
+    double nx = x - peval(c, deg, x) / d;
+    double fn = fabs(peval(c, deg, nx));
+    if (!(fn < fx)) break;
+    x = nx;
+    fx = fn;
+  }
+  return x;
+}
+
+static int quadratic(double a, double b, double c, double *r) {
+  /* a·x² + b·x + c with a != 0: the root of larger magnitude from the formula whose
+   * terms add, the other from the product c/a (no cancellation either way). */
+  double disc = b * b - 4.0 * a * c;
+  if (disc < 0.0) return 0;
+  double s = sqrt(disc);
+  double q = -0.5 * (b + (b < 0.0 ? -s : s));
+  if (q == 0.0) { /* b = 0 and c = 0 */
+    r[0] = 0.0;
+    return 1;
+  }
+  double r1 = q / a, r2 = c / q;
+  r[0] = r1 < r2 ? r1 : r2;
+  r[1] = r1 < r2 ? r2 : r1;
+  return disc == 0.0 ? 1 : 2;
+}
+
+static int cubic(const double *c, double *r) {
+  double A = c[2] / c[3], B = c[1] / c[3], C = c[0] / c[3];
+  double Q = (A * A - 3.0 * B) / 9.0;
+  double R = (2.0 * A * A * A - 9.0 * A * B + 27.0 * C) / 54.0;
+  double Q3 = Q * Q * Q;
+  int n;
+  if (R * R < Q3) {
+    double th = acos(R / sqrt(Q3)), sq = -2.0 * sqrt(Q);
+    const double two_pi = 6.283185307179586;
+    r[0] = sq * cos(th / 3.0) - A / 3.0;
+    r[1] = sq * cos((th + two_pi) / 3.0) - A / 3.0;
+    r[2] = sq * cos((th - two_pi) / 3.0) - A / 3.0;
+    n = 3;
+  } else {
+    double S = -copysign(cbrt(fabs(R) + sqrt(R * R - Q3)), R);
+    double T = S != 0.0 ? Q / S : 0.0;
+    r[0] = S + T - A / 3.0;
+    n = 1;
+  }
+  for (int i = 0; i < n; i++) r[i] = polish(c, 3, r[i]);
+  /* Sort ascending (at most three). */
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && r[j - 1] > r[j]; j--) {
+      double t = r[j];
+      r[j] = r[j - 1];
+      r[j - 1] = t;
+    }
+  return n;
+}
+
+int cdevs__poly_real_roots(const double *c, int deg, double *r) {
+  while (deg > 0 && c[deg] == 0.0) deg--;
+  switch (deg) {
+  case 1:
+    r[0] = -c[0] / c[1];
+    return 1;
+  case 2: {
+    int n = quadratic(c[2], c[1], c[0], r);
+    for (int i = 0; i < n; i++) r[i] = polish(c, 2, r[i]);
+    return n;
+  }
+  case 3:
+    return cubic(c, r);
+  default:
+    return 0;
+  }
+}
+
+double cdevs__poly_min_pos_root(const double *c, int deg) {
+  double r[3], best = INFINITY;
+  int n = cdevs__poly_real_roots(c, deg, r);
+  for (int i = 0; i < n; i++)
+    if (r[i] > 0.0 && r[i] < best) best = r[i];
+  return best;
+}

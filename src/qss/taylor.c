@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/* Truncated Taylor series arithmetic (order <= 3): the recurrences of automatic
+ * differentiation, one per operation, shared by the static blocks and (later) the
+ * equation evaluator. */
+#include "cdevs/taylor.h"
+
+#include <math.h>
+#include <string.h>
+
+#define N (3 + 1)
+
+static void finish(double *r, const double *t, int order) {
+  for (int k = 0; k < N; k++) r[k] = k <= order ? t[k] : 0.0;
+}
+
+void cdevs_taylor_const(double *r, double v, int order) {
+  (void)order;
+  r[0] = v;
+  r[1] = r[2] = r[3] = 0.0;
+}
+
+void cdevs_taylor_add(double *r, const double *a, const double *b, int order) {
+  double t[N] = {0};
+  for (int k = 0; k <= order; k++) t[k] = a[k] + b[k];
+  finish(r, t, order);
+}
+
+void cdevs_taylor_sub(double *r, const double *a, const double *b, int order) {
+  double t[N] = {0};
+  for (int k = 0; k <= order; k++) t[k] = a[k] - b[k];
+  finish(r, t, order);
+}
+
+void cdevs_taylor_scale(double *r, const double *a, double s, int order) {
+  double t[N] = {0};
+  for (int k = 0; k <= order; k++) t[k] = s * a[k];
+  finish(r, t, order);
+}
+
+void cdevs_taylor_wsum(double *r, const double *const *a, const double *w, int n, int order) {
+  double t[N] = {0};
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k <= order; k++) t[k] += w[i] * a[i][k];
+  finish(r, t, order);
+}
+
+void cdevs_taylor_mul(double *r, const double *a, const double *b, int order) {
+  double t[N] = {0};
+  for (int k = 0; k <= order; k++)
+    for (int j = 0; j <= k; j++) t[k] += a[j] * b[k - j];
+  finish(r, t, order);
+}
+
+int cdevs_taylor_div(double *r, const double *a, const double *b, int order) {
+  if (b[0] == 0.0) return CDEVS_EDOMAIN;
+  double t[N] = {0};
+  for (int k = 0; k <= order; k++) {
+    double s = a[k];
+    for (int j = 1; j <= k; j++) s -= b[j] * t[k - j];
+    t[k] = s / b[0];
+  }
+  finish(r, t, order);
+  return CDEVS_OK;
+}
+
+int cdevs_taylor_inv(double *r, const double *a, int order) {
+  const double one[N] = {1.0, 0.0, 0.0, 0.0};
+  return cdevs_taylor_div(r, one, a, order);
+}
+
+void cdevs_taylor_exp(double *r, const double *a, int order) {
+  double t[N] = {0};
+  t[0] = exp(a[0]);
+  for (int k = 1; k <= order; k++) {
+    double s = 0.0;
+    for (int j = 1; j <= k; j++) s += j * a[j] * t[k - j];
+    t[k] = s / k;
+  }
+  finish(r, t, order);
+}
+
+int cdevs_taylor_log(double *r, const double *a, int order) {
+  if (!(a[0] > 0.0)) return CDEVS_EDOMAIN;
+  double t[N] = {0};
+  t[0] = log(a[0]);
+  for (int k = 1; k <= order; k++) {
+    double s = 0.0;
+    for (int j = 1; j < k; j++) s += j * t[j] * a[k - j];
+    t[k] = (a[k] - s / k) / a[0];
+  }
+  finish(r, t, order);
+  return CDEVS_OK;
+}
+
+/* sin and cos are computed together: each one's recurrence needs the other. */
+static void sincos_series(double *s, double *c, const double *a, int order) {
+  s[0] = sin(a[0]);
+  c[0] = cos(a[0]);
+  for (int k = 1; k <= order; k++) {
+    double ss = 0.0, cc = 0.0;
+    for (int j = 1; j <= k; j++) {
+      ss += j * a[j] * c[k - j];
+      cc -= j * a[j] * s[k - j];
+    }
+    s[k] = ss / k;
+    c[k] = cc / k;
+  }
+}
+
+void cdevs_taylor_sin(double *r, const double *a, int order) {
+  double s[N] = {0}, c[N] = {0};
+  sincos_series(s, c, a, order);
+  finish(r, s, order);
+}
+
+void cdevs_taylor_cos(double *r, const double *a, int order) {
+  double s[N] = {0}, c[N] = {0};
+  sincos_series(s, c, a, order);
+  finish(r, c, order);
+}
+
+int cdevs_taylor_tan(double *r, const double *a, int order) {
+  double s[N] = {0}, c[N] = {0};
+  sincos_series(s, c, a, order);
+  return cdevs_taylor_div(r, s, c, order);
+}
+
+void cdevs_taylor_tanh(double *r, const double *a, int order) {
+  /* tanh' = (1 - tanh²)·a': build t and w = 1 - t² together. */
+  double t[N] = {0}, w[N] = {0};
+  t[0] = tanh(a[0]);
+  w[0] = 1.0 - t[0] * t[0];
+  for (int k = 1; k <= order; k++) {
+    double s = 0.0;
+    for (int j = 1; j <= k; j++) s += j * a[j] * w[k - j];
+    t[k] = s / k;
+    double sq = 0.0;
+    for (int j = 0; j <= k; j++) sq += t[j] * t[k - j];
+    w[k] = -sq;
+  }
+  finish(r, t, order);
+}
+
+void cdevs_taylor_atan(double *r, const double *a, int order) {
+  /* atan' = a' / (1 + a²); 1 + a² >= 1, so the division cannot fail. */
+  double d[N] = {0}, t[N] = {0};
+  cdevs_taylor_mul(d, a, a, order);
+  d[0] += 1.0;
+  (void)cdevs_taylor_inv(d, d, order);
+  t[0] = atan(a[0]);
+  for (int k = 1; k <= order; k++) {
+    double s = 0.0;
+    for (int j = 1; j <= k; j++) s += j * a[j] * d[k - j];
+    t[k] = s / k;
+  }
+  finish(r, t, order);
+}
+
+static int higher_all_zero(const double *a, int order) {
+  for (int k = 1; k <= order; k++)
+    if (a[k] != 0.0) return 0;
+  return 1;
+}
+
+int cdevs_taylor_sqrt(double *r, const double *a, int order) {
+  if (a[0] < 0.0 || isnan(a[0])) return CDEVS_EDOMAIN;
+  if (a[0] == 0.0) {
+    /* sqrt is not differentiable at 0: only a constant zero series is defined. */
+    if (!higher_all_zero(a, order)) return CDEVS_EDOMAIN;
+    cdevs_taylor_const(r, 0.0, order);
+    return CDEVS_OK;
+  }
+  double t[N] = {0};
+  t[0] = sqrt(a[0]);
+  for (int k = 1; k <= order; k++) {
+    double s = a[k];
+    for (int j = 1; j < k; j++) s -= t[j] * t[k - j];
+    t[k] = s / (2.0 * t[0]);
+  }
+  finish(r, t, order);
+  return CDEVS_OK;
+}
+
+int cdevs_taylor_pow(double *r, const double *a, double p, int order) {
+  if (isnan(p)) return CDEVS_EDOMAIN;
+  if (p == floor(p) && fabs(p) <= 1024.0) {
+    /* Integer powers by squaring work for any sign of a[0]. */
+    double base[N], acc[N] = {1.0, 0.0, 0.0, 0.0};
+    finish(base, a, order);
+    unsigned long e = (unsigned long)fabs(p);
+    while (e) {
+      if (e & 1u) cdevs_taylor_mul(acc, acc, base, order);
+      e >>= 1;
+      if (e) cdevs_taylor_mul(base, base, base, order);
+    }
+    if (p < 0.0) return cdevs_taylor_inv(r, acc, order);
+    finish(r, acc, order);
+    return CDEVS_OK;
+  }
+  if (a[0] < 0.0 || isnan(a[0])) return CDEVS_EDOMAIN;
+  if (a[0] == 0.0) {
+    if (p < 0.0 || !higher_all_zero(a, order)) return CDEVS_EDOMAIN;
+    cdevs_taylor_const(r, 0.0, order);
+    return CDEVS_OK;
+  }
+  double t[N] = {0};
+  t[0] = pow(a[0], p);
+  for (int k = 1; k <= order; k++) {
+    double s = 0.0;
+    for (int j = 1; j <= k; j++) s += (p * j - (k - j)) * a[j] * t[k - j];
+    t[k] = s / (k * a[0]);
+  }
+  finish(r, t, order);
+  return CDEVS_OK;
+}
+
+void cdevs_taylor_abs(double *r, const double *a, int order) {
+  double sign = 1.0;
+  for (int k = 0; k <= order; k++)
+    if (a[k] != 0.0) {
+      sign = a[k] < 0.0 ? -1.0 : 1.0;
+      break;
+    }
+  cdevs_taylor_scale(r, a, sign, order);
+}
+
+double cdevs_taylor_eval(const double *c, int order, double tau) {
+  double v = c[order];
+  for (int k = order - 1; k >= 0; k--) v = v * tau + c[k];
+  return v;
+}
+
+void cdevs_taylor_shift(double *c, int order, double s) {
+  if (s == 0.0) return;
+  for (int i = 0; i < order; i++)
+    for (int j = order - 1; j >= i; j--) c[j] += s * c[j + 1];
+}
