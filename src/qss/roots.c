@@ -50,28 +50,52 @@ static int quadratic(double a, double b, double c, double *r) {
   return disc == 0.0 ? 1 : 2;
 }
 
+/*
+ * One real root from the closed form (Cardano, or the trigonometric form when there
+ * are three), polished, then deflated to a quadratic solved as above. Deciding
+ * between one and three real roots from R² < Q³ is itself subject to round-off when
+ * the leading coefficient is small (the cubic is nearly a quadratic with a huge
+ * third root): deflating never depends on that decision, so the small roots, the
+ * ones QSS needs, survive.
+ */
 static int cubic(const double *c, double *r) {
   double A = c[2] / c[3], B = c[1] / c[3], C = c[0] / c[3];
   double Q = (A * A - 3.0 * B) / 9.0;
   double R = (2.0 * A * A * A - 9.0 * A * B + 27.0 * C) / 54.0;
-  double Q3 = Q * Q * Q;
-  int n;
+  double Q3 = Q * Q * Q, r1;
   if (R * R < Q3) {
-    double th = acos(R / sqrt(Q3)), sq = -2.0 * sqrt(Q);
+    /* Three real roots: take the one of largest magnitude (stable to deflate). */
+    double th = acos(R / sqrt(Q3)), sq = -2.0 * sqrt(Q), best = 0.0;
     const double two_pi = 6.283185307179586;
-    r[0] = sq * cos(th / 3.0) - A / 3.0;
-    r[1] = sq * cos((th + two_pi) / 3.0) - A / 3.0;
-    r[2] = sq * cos((th - two_pi) / 3.0) - A / 3.0;
-    n = 3;
+    for (int i = 0; i < 3; i++) {
+      double x = sq * cos((th + (i - 1) * two_pi) / 3.0) - A / 3.0;
+      if (i == 0 || fabs(x) > fabs(best)) best = x;
+    }
+    r1 = best;
   } else {
     double S = -copysign(cbrt(fabs(R) + sqrt(R * R - Q3)), R);
     double T = S != 0.0 ? Q / S : 0.0;
-    r[0] = S + T - A / 3.0;
-    n = 1;
+    r1 = S + T - A / 3.0;
   }
-  for (int i = 0; i < n; i++) r[i] = polish(c, 3, r[i]);
-  /* Sort ascending (at most three). */
-  for (int i = 1; i < n; i++)
+  r1 = polish(c, 3, r1);
+  /* p(τ) = (τ - r1)(b2·τ² + b1·τ + b0): backward deflation for a large root, forward
+   * for a small one, each the stable direction. */
+  double b0, b1, b2;
+  if (fabs(r1) > 1.0) {
+    b0 = -c[0] / r1;
+    b1 = (b0 - c[1]) / r1;
+    b2 = (b1 - c[2]) / r1;
+  } else {
+    b2 = c[3];
+    b1 = c[2] + r1 * b2;
+    b0 = c[1] + r1 * b1;
+  }
+  int n = 0;
+  r[n++] = r1;
+  double q[2];
+  int nq = b2 != 0.0 ? quadratic(b2, b1, b0, q) : (b1 != 0.0 ? (q[0] = -b0 / b1, 1) : 0);
+  for (int i = 0; i < nq; i++) r[n++] = polish(c, 3, q[i]);
+  for (int i = 1; i < n; i++) /* ascending */
     for (int j = i; j > 0 && r[j - 1] > r[j]; j--) {
       double t = r[j];
       r[j] = r[j - 1];

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The QSS layer: Taylor arithmetic against hand-derived chain-rule coefficients,
+ * polynomial roots against known roots, and the QSS/LIQSS integrators against
+ * analytic solutions: the LTI global error bound, the convergence order, the stiff
+ * system of Migoni et al., and the LC line's event count from QSS Solver.
+ */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "cdevs/cdevs.h"
+#include "check.h"
+#include "qss/qss_impl.h"
+
+/* ---- Taylor arithmetic ---------------------------------------------------------- */
+
+/* Faà di Bruno to order 3: g(a(τ)) has coefficients g, g'·a1, g'·a2 + g''·a1²/2,
+ * g'·a3 + g''·a1·a2 + g'''·a1³/6 (g and its derivatives at a0). */
+static void chain(double *r, const double *a, double g0, double g1, double g2, double g3) {
+  r[0] = g0;
+  r[1] = g1 * a[1];
+  r[2] = g1 * a[2] + g2 * a[1] * a[1] / 2.0;
+  r[3] = g1 * a[3] + g2 * a[1] * a[2] + g3 * a[1] * a[1] * a[1] / 6.0;
+}
+
+static void check_series(const char *what, const double *got, const double *want) {
+  for (int k = 0; k < 4; k++) {
+    double tol = 1e-12 * (1.0 + fabs(want[k]));
+    if (fabs(got[k] - want[k]) > tol) {
+      fprintf(stderr, "%s: coefficient %d: %.17g != %.17g\n", what, k, got[k], want[k]);
+      check_failed++;
+      return;
+    }
+  }
+  check_passed++;
+}
+
+static void test_taylor(void) {
+  const double a[4] = {0.3, 0.7, -0.2, 0.1}, b[4] = {1.5, -0.4, 0.25, 0.05};
+  double r[4], w[4];
+  double x = a[0];
+
+  cdevs_taylor_exp(r, a, 3);
+  chain(w, a, exp(x), exp(x), exp(x), exp(x));
+  check_series("exp", r, w);
+  cdevs_taylor_sin(r, a, 3);
+  chain(w, a, sin(x), cos(x), -sin(x), -cos(x));
+  check_series("sin", r, w);
+  cdevs_taylor_cos(r, a, 3);
+  chain(w, a, cos(x), -sin(x), -cos(x), sin(x));
+  check_series("cos", r, w);
+  CHECK_EQ_INT(cdevs_taylor_log(r, a, 3), CDEVS_OK);
+  chain(w, a, log(x), 1 / x, -1 / (x * x), 2 / (x * x * x));
+  check_series("log", r, w);
+  CHECK_EQ_INT(cdevs_taylor_sqrt(r, a, 3), CDEVS_OK);
+  chain(w, a, sqrt(x), 0.5 / sqrt(x), -0.25 / (x * sqrt(x)), 0.375 / (x * x * sqrt(x)));
+  check_series("sqrt", r, w);
+  double th = tanh(x), s2 = 1 - th * th;
+  cdevs_taylor_tanh(r, a, 3);
+  chain(w, a, th, s2, -2 * th * s2, s2 * (6 * th * th - 2));
+  check_series("tanh", r, w);
+  cdevs_taylor_atan(r, a, 3);
+  double d = 1 + x * x;
+  chain(w, a, atan(x), 1 / d, -2 * x / (d * d), (6 * x * x - 2) / (d * d * d));
+  check_series("atan", r, w);
+  CHECK_EQ_INT(cdevs_taylor_tan(r, a, 3), CDEVS_OK);
+  double sc = 1 / (cos(x) * cos(x));
+  chain(w, a, tan(x), sc, 2 * sc * tan(x), 2 * sc * (sc + 2 * tan(x) * tan(x)));
+  check_series("tan", r, w);
+  CHECK_EQ_INT(cdevs_taylor_pow(r, a, 2.5, 3), CDEVS_OK);
+  chain(w, a, pow(x, 2.5), 2.5 * pow(x, 1.5), 3.75 * pow(x, 0.5), 1.875 * pow(x, -0.5));
+  check_series("pow 2.5", r, w);
+  const double neg[4] = {-0.5, 0.2, 0.1, 0.0};
+  CHECK_EQ_INT(cdevs_taylor_pow(r, neg, 3.0, 3), CDEVS_OK);
+  x = neg[0];
+  chain(w, neg, x * x * x, 3 * x * x, 6 * x, 6);
+  check_series("pow 3 of a negative series", r, w);
+  CHECK_EQ_INT(cdevs_taylor_pow(r, neg, -2.0, 3), CDEVS_OK);
+  chain(w, neg, 1 / (x * x), -2 / (x * x * x), 6 / (x * x * x * x), -24 / (x * x * x * x * x));
+  check_series("pow -2", r, w);
+
+  /* Products and quotients: (a·b)/b = a. */
+  double p[4], q[4];
+  cdevs_taylor_mul(p, a, b, 3);
+  CHECK_EQ_INT(cdevs_taylor_div(q, p, b, 3), CDEVS_OK);
+  check_series("(a*b)/b", q, a);
+  /* The product's coefficients by hand: Cauchy product. */
+  w[0] = a[0] * b[0];
+  w[1] = a[0] * b[1] + a[1] * b[0];
+  w[2] = a[0] * b[2] + a[1] * b[1] + a[2] * b[0];
+  w[3] = a[0] * b[3] + a[1] * b[2] + a[2] * b[1] + a[3] * b[0];
+  check_series("a*b", p, w);
+  /* Truncation: order 1 leaves the higher coefficients zero. */
+  cdevs_taylor_exp(r, a, 1);
+  CHECK(r[2] == 0.0 && r[3] == 0.0);
+  CHECK_NEAR(r[1], exp(a[0]) * a[1], 1e-15);
+
+  /* Domain errors. */
+  const double zero[4] = {0, 1, 0, 0}, m1[4] = {-1, 0, 0, 0};
+  CHECK_EQ_INT(cdevs_taylor_sqrt(r, m1, 2), CDEVS_EDOMAIN);
+  CHECK_EQ_INT(cdevs_taylor_sqrt(r, zero, 2), CDEVS_EDOMAIN); /* infinite slope */
+  CHECK_EQ_INT(cdevs_taylor_log(r, zero, 2), CDEVS_EDOMAIN);
+  CHECK_EQ_INT(cdevs_taylor_div(r, a, zero, 2), CDEVS_EDOMAIN);
+  CHECK_EQ_INT(cdevs_taylor_pow(r, m1, 0.5, 2), CDEVS_EDOMAIN);
+  /* |τ - 0| at its zero takes the sign of the slope. */
+  const double down[4] = {0, -2, 1, 0};
+  cdevs_taylor_abs(r, down, 2);
+  CHECK(r[0] == 0 && r[1] == 2 && r[2] == -1);
+
+  /* Shifting re-centres: c(τ + s) evaluated at 0 equals c(s). */
+  double c[4] = {1, -2, 0.5, 0.25};
+  double v = cdevs_taylor_eval(c, 3, 0.7);
+  cdevs_taylor_shift(c, 3, 0.7);
+  CHECK_NEAR(c[0], v, 1e-15);
+  CHECK_NEAR(c[1], -2 + 2 * 0.5 * 0.7 + 3 * 0.25 * 0.49, 1e-15);
+}
+
+/* ---- Roots ----------------------------------------------------------------------- */
+
+static void test_roots(void) {
+  double r[3];
+  /* (τ-1)(τ-2)(τ-3) = τ³ - 6τ² + 11τ - 6, times 1e-3. */
+  double c3[4] = {-6e-3, 11e-3, -6e-3, 1e-3};
+  CHECK_EQ_INT(cdevs__poly_real_roots(c3, 3, r), 3);
+  CHECK_NEAR(r[0], 1, 1e-13);
+  CHECK_NEAR(r[1], 2, 1e-13);
+  CHECK_NEAR(r[2], 3, 1e-13);
+  CHECK_NEAR(cdevs__poly_min_pos_root(c3, 3), 1, 1e-13);
+  /* One real root: (τ - 0.5)(τ² + 1). */
+  double c1[4] = {-0.5, 1, -0.5, 1};
+  CHECK_EQ_INT(cdevs__poly_real_roots(c1, 3, r), 1);
+  CHECK_NEAR(r[0], 0.5, 1e-14);
+  /* Cancellation: τ² - 1e8·τ + 1 has roots ≈ 1e-8 and 1e8; the naive formula loses
+   * the small one entirely. */
+  double cq[4] = {1, -1e8, 1, 0};
+  CHECK_NEAR(cdevs__poly_min_pos_root(cq, 2), 1e-8, 1e-22);
+  /* A tiny leading coefficient: 1e-14·τ³ + (τ - 1e-3)(τ - 2) — the small root must
+   * still come out right (closed forms alone lose it). */
+  double ct[4] = {2e-3, -2.001, 1, 1e-14};
+  CHECK_NEAR(cdevs__poly_min_pos_root(ct, 3), 1e-3, 1e-12);
+  /* No positive root; leading zeros reduce the degree. */
+  double cn[4] = {1, 2, 1, 0};
+  CHECK(isinf(cdevs__poly_min_pos_root(cn, 3)));
+  double cl[4] = {-3, 2, 0, 0};
+  CHECK_NEAR(cdevs__poly_min_pos_root(cl, 3), 1.5, 1e-15);
+  double cz[4] = {1, 0, 0, 0};
+  CHECK(isinf(cdevs__poly_min_pos_root(cz, 3)));
+}
+
+/* ---- Linear systems built from blocks ------------------------------------------- */
+
+typedef struct lin {
+  cdevs_model *root;
+  cdevs_model *x[3];
+  cdevs_sim *sim;
+} lin;
+
+/* x' = A x + b, each row a weighted sum feeding an integrator. */
+static int lin_build(lin *L, int n, const double *A, const double *b, const double *x0,
+                     cdevs_qss_method m, double dqrel, double dqmin) {
+  L->root = cdevs_root_new(NULL, "lin");
+  char name[16];
+  for (int i = 0; i < n; i++) {
+    cdevs_integrator_params p = {m, x0[i], dqrel, dqmin};
+    snprintf(name, sizeof name, "x%d", i);
+    L->x[i] = cdevs_atomic_add(L->root, name, &cdevs_integrator_ops, &p);
+  }
+  for (int i = 0; i < n; i++) {
+    cdevs_wsum_params w = {n + 1, {0}};
+    for (int j = 0; j < n; j++) w.w[j] = A[i * n + j];
+    w.w[n] = 1.0;
+    snprintf(name, sizeof name, "f%d", i);
+    cdevs_model *f = cdevs_atomic_add(L->root, name, &cdevs_wsum_ops, &w);
+    for (int j = 0; j < n; j++) cdevs_connect_i(L->root, L->x[j], 0, f, j);
+    cdevs_constant_params c = {b ? b[i] : 0.0};
+    snprintf(name, sizeof name, "b%d", i);
+    cdevs_model *bm = cdevs_atomic_add(L->root, name, &cdevs_constant_ops, &c);
+    cdevs_connect_i(L->root, bm, 0, f, n);
+    cdevs_connect(L->root, f, "y", L->x[i], "u");
+  }
+  int st = cdevs_sim_new(L->root, NULL, &L->sim);
+  if (st) fprintf(stderr, "lin_build: %s\n", cdevs_model_errmsg(L->root));
+  return st;
+}
+
+static void lin_free(lin *L) {
+  cdevs_sim_free(L->sim);
+  cdevs_model_free(L->root);
+}
+
+static uint64_t lin_steps(lin *L, int n) {
+  uint64_t s = 0;
+  for (int i = 0; i < n; i++) s += cdevs_integrator_steps(cdevs_sim_state(L->sim, L->x[i]));
+  return s;
+}
+
+/* Eigen-decomposition of a real 2x2 matrix with distinct eigenvalues. */
+typedef struct eig2 {
+  double complex l[2], V[2][2], Vi[2][2];
+} eig2;
+
+static void eig2_of(const double *A, eig2 *E) {
+  double tr = A[0] + A[3], det = A[0] * A[3] - A[1] * A[2];
+  double complex s = csqrt(tr * tr / 4.0 - det);
+  E->l[0] = tr / 2.0 + s;
+  E->l[1] = tr / 2.0 - s;
+  for (int k = 0; k < 2; k++) { /* (A - λI)v = 0 */
+    if (A[1] != 0.0) {
+      E->V[0][k] = A[1];
+      E->V[1][k] = E->l[k] - A[0];
+    } else {
+      E->V[0][k] = E->l[k] - A[3];
+      E->V[1][k] = A[2];
+    }
+    if (cabs(E->V[0][k]) == 0 && cabs(E->V[1][k]) == 0) E->V[k][k] = 1; /* diagonal A */
+  }
+  double complex d = E->V[0][0] * E->V[1][1] - E->V[0][1] * E->V[1][0];
+  E->Vi[0][0] = E->V[1][1] / d;
+  E->Vi[0][1] = -E->V[0][1] / d;
+  E->Vi[1][0] = -E->V[1][0] / d;
+  E->Vi[1][1] = E->V[0][0] / d;
+}
+
+/* x(t) = V e^{Λt} V⁻¹ x0 (no input). */
+static void eig2_solve(const eig2 *E, const double *x0, double t, double *x) {
+  double complex z[2];
+  for (int k = 0; k < 2; k++) z[k] = (E->Vi[k][0] * x0[0] + E->Vi[k][1] * x0[1]) * cexp(E->l[k] * t);
+  for (int i = 0; i < 2; i++) x[i] = creal(E->V[i][0] * z[0] + E->V[i][1] * z[1]);
+}
+
+/* Cellier & Kofman (2006), Theorem 12.x: |e| <= |V|·|Re(Λ)⁻¹Λ|·|V⁻¹|·ΔQ (ΔQ uniform). */
+static void eig2_bound(const eig2 *E, double dq, double *bound) {
+  for (int i = 0; i < 2; i++) {
+    bound[i] = 0;
+    for (int k = 0; k < 2; k++) {
+      double g = cabs(E->l[k]) / fabs(creal(E->l[k]));
+      bound[i] += cabs(E->V[i][k]) * g * (cabs(E->Vi[k][0]) + cabs(E->Vi[k][1])) * dq;
+    }
+  }
+}
+
+/* Runs to t_end sampling x on a grid; returns the largest |error| / bound over both. */
+static double lin_error_ratio(lin *L, const eig2 *E, const double *x0, double t_end, double h,
+                              const double *bound, double *maxerr) {
+  double worst = 0;
+  maxerr[0] = maxerr[1] = 0;
+  for (double t = 0; t <= t_end + 1e-12; t += h) {
+    if (cdevs_sim_run(L->sim, t)) {
+      fprintf(stderr, "run: %s\n", cdevs_sim_errmsg(L->sim));
+      return INFINITY;
+    }
+    double ex[2];
+    eig2_solve(E, x0, t, ex);
+    for (int i = 0; i < 2; i++) {
+      double e = fabs(cdevs_integrator_x(cdevs_sim_state(L->sim, L->x[i]), t) - ex[i]);
+      if (e > maxerr[i]) maxerr[i] = e;
+      if (e / bound[i] > worst) worst = e / bound[i];
+    }
+  }
+  return worst;
+}
+
+static void test_lti_bound(void) {
+  /* Real eigenvalues, complex ones (lightly and strongly damped), and a non-normal case. */
+  static const double systems[][4] = {
+      {0, 1, -2, -3},     /* λ = -1, -2 */
+      {-1, 5, -5, -1},    /* λ = -1 ± 5i */
+      {-0.5, 2, -2, -0.5},/* λ = -0.5 ± 2i */
+      {-1, 10, 0, -3},    /* non-normal, λ = -1, -3 */
+  };
+  const double x0[2] = {1.0, -0.5}, dq = 1e-3;
+  for (size_t s = 0; s < sizeof systems / sizeof systems[0]; s++) {
+    eig2 E;
+    eig2_of(systems[s], &E);
+    for (int m = CDEVS_QSS1; m <= CDEVS_LIQSS3; m++) {
+      int li = m >= CDEVS_LIQSS1;
+      double bound[2];
+      eig2_bound(&E, li ? 2 * dq : dq, bound);
+      lin L;
+      if (lin_build(&L, 2, systems[s], NULL, x0, (cdevs_qss_method)m, 0.0, dq)) {
+        check_failed++;
+        continue;
+      }
+      double maxerr[2];
+      double ratio = lin_error_ratio(&L, &E, x0, 10.0, 1e-3, bound, maxerr);
+      if (ratio <= 1.0) {
+        check_passed++;
+      } else {
+        check_failed++;
+        fprintf(stderr, "LTI bound: system %zu %s: error (%g, %g) exceeds bound (%g, %g)\n", s,
+                cdevs_qss_method_name((cdevs_qss_method)m), maxerr[0], maxerr[1], bound[0], bound[1]);
+      }
+      lin_free(&L);
+    }
+  }
+}
+
+/* x' = -x: QSSk needs about ΔQ^(-1/k) steps, so the slope of log(steps) against
+ * log(1/ΔQ) is 1/k. */
+static void test_convergence_order(void) {
+  const double A[1] = {-1}, x0[1] = {1};
+  for (int k = 1; k <= 3; k++) {
+    double dq1 = k == 1 ? 1e-3 : 1e-4, dq2 = dq1 * 1e-3;
+    uint64_t n[2];
+    for (int i = 0; i < 2; i++) {
+      lin L;
+      if (lin_build(&L, 1, A, NULL, x0, (cdevs_qss_method)k, 0.0, i ? dq2 : dq1)) return;
+      cdevs_sim_run(L.sim, 5.0);
+      n[i] = lin_steps(&L, 1);
+      lin_free(&L);
+    }
+    double slope = log((double)n[1] / (double)n[0]) / log(dq1 / dq2);
+    if (fabs(slope - 1.0 / k) <= 0.1 / k) {
+      check_passed++;
+    } else {
+      check_failed++;
+      fprintf(stderr, "QSS%d order: steps %llu -> %llu, slope %.3f, want %.3f\n", k,
+              (unsigned long long)n[0], (unsigned long long)n[1], slope, 1.0 / k);
+    }
+  }
+}
+
+/* The stiff system of Migoni, Bortolotto, Kofman & Cellier (2013):
+ * x1' = 0.01·x2, x2' = 2020 - 100·x1 - 100·x2, x(0) = (0, 20), ΔQrel = ΔQmin = 1e-3. */
+static void test_stiff(void) {
+  const double A[4] = {0, 0.01, -100, -100}, b[2] = {0, 2020}, x0[2] = {0, 20};
+  eig2 E;
+  eig2_of(A, &E);
+  /* Equilibrium xe = -A⁻¹b = (20.2, 0); deviations follow the homogeneous solution. */
+  const double xe[2] = {20.2, 0}, d0[2] = {x0[0] - xe[0], x0[1] - xe[1]};
+  /* Relative quanta: the bound uses the largest quantum each state reaches. */
+  const double dqmax[2] = {1e-3 * 20.2, 1e-3 * 20};
+  struct {
+    cdevs_qss_method m;
+    uint64_t lo, hi;
+  } runs[] = {{CDEVS_QSS2, 30000, 130000}, {CDEVS_LIQSS2, 1, 400}};
+  for (int r = 0; r < 2; r++) {
+    lin L;
+    if (lin_build(&L, 2, A, b, x0, runs[r].m, 1e-3, 1e-3)) return;
+    double maxerr[2] = {0, 0};
+    int li = runs[r].m >= CDEVS_LIQSS1;
+    double bound[2] = {0, 0};
+    for (int i = 0; i < 2; i++)
+      for (int k = 0; k < 2; k++) {
+        double g = cabs(E.l[k]) / fabs(creal(E.l[k]));
+        for (int j = 0; j < 2; j++)
+          bound[i] += cabs(E.V[i][k]) * g * cabs(E.Vi[k][j]) * dqmax[j] * (li ? 2 : 1);
+      }
+    for (double t = 0; t <= 500.0; t += 0.01) {
+      cdevs_sim_run(L.sim, t);
+      double ex[2];
+      eig2_solve(&E, d0, t, ex);
+      for (int i = 0; i < 2; i++) {
+        double e = fabs(cdevs_integrator_x(cdevs_sim_state(L.sim, L.x[i]), t) - (ex[i] + xe[i]));
+        if (e > maxerr[i]) maxerr[i] = e;
+      }
+    }
+    uint64_t n = lin_steps(&L, 2);
+    printf("stiff %s: %llu steps, max error (%.3g, %.3g), bound (%.3g, %.3g)\n",
+           cdevs_qss_method_name(runs[r].m), (unsigned long long)n, maxerr[0], maxerr[1], bound[0],
+           bound[1]);
+    CHECK(n >= runs[r].lo && n <= runs[r].hi);
+    CHECK(maxerr[0] <= bound[0] && maxerr[1] <= bound[1]);
+    lin_free(&L);
+  }
+}
+
+/* The LC transmission line of QSS Solver's models/lc_line (N = 200, QSS3, ΔQrel 1e-3,
+ * ΔQmin 1e-6, t to 200): QSS Solver reports 279,061 transitions. */
+static void test_lcline(void) {
+  enum { N = 200 };
+  cdevs_model *root = cdevs_root_new(NULL, "lc");
+  cdevs_model *x[N];
+  char name[16];
+  for (int i = 0; i < N; i++) {
+    cdevs_integrator_params p = {CDEVS_QSS3, 0.0, 1e-3, 1e-6};
+    snprintf(name, sizeof name, "x%d", i);
+    x[i] = cdevs_atomic_add(root, name, &cdevs_integrator_ops, &p);
+  }
+  cdevs_step_params sp = {1.0, 1.0, 0.0};
+  cdevs_model *d = cdevs_atomic_add(root, "d", &cdevs_step_ops, &sp);
+  for (int i = 0; i < N; i++) {
+    cdevs_wsum_params w = {2, {1, -1}};
+    snprintf(name, sizeof name, "f%d", i);
+    if (i == N - 1) w.n = 1;
+    cdevs_model *f = cdevs_atomic_add(root, name, &cdevs_wsum_ops, &w);
+    cdevs_connect(root, i == 0 ? d : x[i - 1], "y", f, "u0");
+    if (i < N - 1) cdevs_connect(root, x[i + 1], "y", f, "u1");
+    cdevs_connect(root, f, "y", x[i], "u");
+  }
+  cdevs_sim *sim;
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_sim_run(sim, 200.0), CDEVS_OK);
+  uint64_t n = 0;
+  for (int i = 0; i < N; i++) n += cdevs_integrator_steps(cdevs_sim_state(sim, x[i]));
+  n -= N; /* the initial outputs at t = 0 are not QSS Solver transitions */
+  printf("lc line N=200 QSS3: %llu transitions (QSS Solver: 279061)\n", (unsigned long long)n);
+  CHECK(fabs((double)n - 279061.0) <= 0.05 * 279061.0);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+}
+
+int main(void) {
+  test_taylor();
+  test_roots();
+  test_lti_bound();
+  test_convergence_order();
+  test_stiff();
+  test_lcline();
+  return check_report("test_qss");
+}
