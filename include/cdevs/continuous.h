@@ -263,6 +263,37 @@ cdevs_status cdevs_recorder_write_csv(const void *state, const char *path,
 extern const cdevs_atomic_ops cdevs_counter_ops;
 uint64_t cdevs_counter_count(const void *state);
 
+/* ---- Example block diagrams (the QSS benchmarks) ---------------------------------- */
+
+/*
+ * The flyback converter of Beltrame & Cellier (section 4.1) as a causal block diagram
+ * (examples/flyback/README.md derives it): magnetizing current iL referred to the
+ * primary and output voltage vC, an ideal switch driven by a pulse, an ideal diode.
+ * Integrators are named "iL" and "vC"; the root also has outputs "iL" and "vC".
+ */
+typedef struct cdevs_flyback_params {
+  double vin, lm, n, c, r; /* V, H, Ns/Np, F, Ω */
+  double freq, duty;       /* switching frequency (Hz) and duty cycle */
+} cdevs_flyback_params;
+/* 12 V, 100 µH, 0.5, 20 µF, 20 Ω, 50 kHz, 0.4 (discontinuous conduction). */
+cdevs_flyback_params cdevs_flyback_default(void);
+cdevs_model *cdevs_flyback_build(const cdevs_alloc *a, const cdevs_flyback_params *p,
+                                 cdevs_qss_method method, double dqrel, double dqmin);
+
+/*
+ * The LC transmission line: x1' = d - x2, xi' = x(i-1) - x(i+1), xN' = x(N-1), with d
+ * a step from 1 to 0 at t = 1. Integrators "x1".."xN".
+ */
+cdevs_model *cdevs_lcline_build(const cdevs_alloc *a, int n, cdevs_qss_method method,
+                                double dqrel, double dqmin);
+
+/*
+ * The stiff system of Migoni et al. (2013): x1' = 0.01·x2, x2' = 2020 - 100·x1 - 100·x2,
+ * x(0) = (0, 20). Integrators "x1" and "x2".
+ */
+cdevs_model *cdevs_stiff_build(const cdevs_alloc *a, cdevs_qss_method method, double dqrel,
+                               double dqmin);
+
 #ifdef __cplusplus
 }
 #endif
