@@ -16,10 +16,11 @@
 
 typedef struct hyb_state {
   cdevs__sig u[3];
-  double p[5];   /* the block's numeric parameters */
+  double p[6];   /* the block's numeric parameters (sampler: p[4], p[5] bookkeeping) */
   int side;      /* watched side of the level (0: not known yet) */
   int64_t k;     /* quantizer level, sampler / PWM period */
   int to;        /* side after the planned event */
+  int by_root;   /* the planned event is a root of the input, not a jump seen at once */
   double snap;   /* level crossed at the last internal event, or NaN */
   double y[4];   /* output to emit */
   int yorder;
@@ -97,6 +98,7 @@ static void level_plan(hyb_state *s, double t, int kind) {
       return;
     }
   }
+  s->by_root = 0;
   if (now != 0 && now != s->side) { /* the input jumped across the level */
     s->to = now;
     s->sigma = 0.0;
@@ -106,6 +108,7 @@ static void level_plan(hyb_state *s, double t, int kind) {
   } else {
     s->to = -s->side;
     s->sigma = cdevs__next_cross(c, order, level, s->side);
+    s->by_root = 1;
   }
   if (kind == K_CROSS) {
     int dir = (int)s->p[1];
@@ -155,7 +158,7 @@ static void level_ext(cdevs_ctx *cx, void *state, const cdevs_bag *x, int kind) 
 static void level_int(cdevs_ctx *cx, void *state, int kind) {
   hyb_state *s = state;
   double t = s->tl = cdevs_ctx_time(cx);
-  int crossed = s->to != s->side;
+  int crossed = s->to != s->side && s->by_root;
   s->side = s->to;
   s->snap = crossed ? s->p[0] : NAN;
   level_plan(s, t, kind);
@@ -181,11 +184,13 @@ static void hyst_plan(hyb_state *s, double t) {
   double x_on = s->p[0], x_off = s->p[1];
   int high = s->side > 0;
   s->emit = 0;
+  s->by_root = 0;
   if (!high && side_at(c, order, x_on) > 0) {
     s->to = 1, s->sigma = 0.0;
   } else if (high && side_at(c, order, x_off) < 0) {
     s->to = -1, s->sigma = 0.0;
   } else {
+    s->by_root = 1;
     s->to = -s->side;
     s->sigma = high ? cdevs__next_cross(c, order, x_off, 1) : cdevs__next_cross(c, order, x_on, -1);
   }
@@ -221,7 +226,7 @@ static void hyst_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
 static void hyst_int(cdevs_ctx *cx, void *state) {
   hyb_state *s = state;
   double t = s->tl = cdevs_ctx_time(cx);
-  int crossed = s->to != s->side;
+  int crossed = s->to != s->side && s->by_root;
   s->side = s->to;
   s->snap = crossed ? (s->side > 0 ? s->p[0] : s->p[1]) : NAN;
   hyst_plan(s, t);
@@ -247,6 +252,7 @@ static void sat_plan(hyb_state *s, double t, int input_changed) {
   int order = input_at(s, 0, t, c);
   double lo = s->p[0], hi = s->p[1];
   int now = side_at(c, order, hi) > 0 ? 1 : side_at(c, order, lo) < 0 ? -1 : 0;
+  s->by_root = 0;
   if (now != s->side || (input_changed && now == 0)) {
     s->to = now;
     s->sigma = 0.0;
@@ -265,6 +271,7 @@ static void sat_plan(hyb_state *s, double t, int input_changed) {
   }
   s->sigma = r;
   s->emit = 1;
+  s->by_root = 1;
   /* The output after the crossing: the bound, or u from the crossing on. */
   double cc[4];
   cdevs__sig_at(&s->u[0], t + (isfinite(r) ? r : 0.0), cc);
@@ -300,7 +307,7 @@ static void sat_int(cdevs_ctx *cx, void *state) {
   int from = s->side;
   s->side = s->to;
   /* Snap to the bound between the old and the new region. */
-  s->snap = from == s->side || from == 2 ? NAN
+  s->snap = from == s->side || from == 2 || !s->by_root ? NAN
             : (from > 0 || s->side > 0) ? s->p[1] : s->p[0];
   sat_plan(s, t, 0);
   s->snap = NAN;
@@ -353,9 +360,11 @@ static void quant_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) 
   hyb_state *s = state;
   double t = s->tl = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[0], x->events[i].value, t);
+  int pending = s->emit && s->sigma == 0.0; /* a level change not yet announced */
   s->snap = NAN;
   s->to = 0;
   quant_plan(s, t);
+  if (pending) s->emit = 1, s->sigma = 0.0, s->to = 0;
 }
 
 static void quant_int(cdevs_ctx *cx, void *state) {
@@ -484,10 +493,14 @@ static void sampler_take(hyb_state *s, double t) {
   if (s->p[2] == 0.0) {
     for (int k = 0; k < 4; k++) s->y[k] = k <= order && k <= s->u[0].order ? c[k] : 0.0;
   } else {
-    double v0 = c[0];
+    /* hist[0] and hist[1] are the two samples before this one; a repeated sample of
+     * the same instant (emit == 2) has already stored itself in hist[0]. */
+    double v0 = c[0], h1 = s->emit == 2 ? s->hist[1] : s->hist[0];
+    double h2 = s->emit == 2 ? s->p[5] : s->hist[1];
+    int have = s->emit == 2 ? s->nhist - 1 : s->nhist;
     set_const_output(s, v0);
-    if (order >= 1 && s->nhist >= 1) s->y[1] = (v0 - s->hist[0]) / T;
-    if (order >= 2 && s->nhist >= 2) s->y[2] = (v0 - 2.0 * s->hist[0] + s->hist[1]) / (2.0 * T * T);
+    if (order >= 1 && have >= 1) s->y[1] = (v0 - h1) / T;
+    if (order >= 2 && have >= 2) s->y[2] = (v0 - 2.0 * h1 + h2) / (2.0 * T * T);
   }
   s->yorder = order;
 }
@@ -519,15 +532,29 @@ static void sampler_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x
   for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[0], x->events[i].value, t);
   s->sigma -= e;
   s->tl = t;
+  /* The input changed at the instant of the last sample (a zero-time cascade):
+   * sample again, so the instant's sample holds the settled value. */
+  if (s->nhist && t == s->p[4]) {
+    s->sigma = 0.0;
+    s->emit = 2;
+  }
 }
 
 static void sampler_int(cdevs_ctx *cx, void *state) {
   hyb_state *s = state;
   double t = s->tl = cdevs_ctx_time(cx);
   double v = cdevs__sig_eval(&s->u[0], t);
-  s->hist[1] = s->hist[0];
-  s->hist[0] = v;
-  if (s->nhist < 2) s->nhist++;
+  if (s->emit == 2) { /* a repeated sample replaces the one of this instant */
+    s->hist[0] = v;
+    s->emit = 1;
+    s->k--;
+  } else {
+    s->p[5] = s->hist[1];
+    s->hist[1] = s->hist[0];
+    s->hist[0] = v;
+    if (s->nhist < 3) s->nhist++;
+  }
+  s->p[4] = t;
   s->k++;
   s->sigma = s->p[3] + (double)s->k * s->p[0] - t;
   if (s->sigma < 0.0) s->sigma = 0.0;
@@ -544,9 +571,11 @@ static void pwm_plan(hyb_state *s, double t) {
   int now = cdevs__side(c, order);
   if (now == 0) now = -1;
   double t_next = tk + T - t;
+  s->by_root = 0;
   if (now != s->side) {
     s->to = now, s->sigma = 0.0, s->emit = 1;
   } else {
+    s->by_root = 1;
     double r = cdevs__next_cross(c, order, 0.0, s->side);
     s->emit = r < t_next;
     s->to = r < t_next ? -s->side : s->side;
@@ -583,9 +612,10 @@ static void pwm_int(cdevs_ctx *cx, void *state) {
   hyb_state *s = state;
   double t = s->tl = cdevs_ctx_time(cx);
   double T = s->p[2], tk = s->p[3] + (double)s->k * T;
-  int crossed = s->to != s->side;
+  int crossed = s->to != s->side && s->by_root;
+  int jumped = s->to != s->side && !s->by_root;
   s->side = s->to;
-  if (!crossed && t >= tk + T) { /* period boundary: the carrier restarts at 0 */
+  if (!crossed && !jumped && t >= tk + T) { /* period boundary: the carrier restarts at 0 */
     s->k++;
     s->side = 0;
   }

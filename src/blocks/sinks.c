@@ -71,12 +71,15 @@ static void rec_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   rec_state *s = state;
   double t = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[x->events[i].port], x->events[i].value, t);
+  /* Several events at one instant (a zero-time cascade): the row for that instant
+   * holds the values after the last of them. */
+  size_t w = 1 + (size_t)s->n;
+  int same = s->nrows && s->rows[(s->nrows - 1) * w] == t;
   if (s->step > 0.0) {
     s->sigma -= e;
+    if (same) s->nrows--, record(cx, s, t);
   } else {
-    /* Several events at one instant: keep one row, the last values. */
-    size_t w = 1 + (size_t)s->n;
-    if (s->nrows && s->rows[(s->nrows - 1) * w] == t) s->nrows--;
+    if (same) s->nrows--;
     record(cx, s, t);
   }
 }

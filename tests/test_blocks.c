@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The continuous block library against closed-form results: the bouncing ball's
+ * impact times, crossing and switching instants of the hybrid blocks driven by
+ * signals whose crossings are known by hand, source waveforms, static functions
+ * against libm, and the errors bad parameters and domain errors produce.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cdevs/cdevs.h"
+#include "check.h"
+
+#define PI 3.14159265358979323846
+
+/* A root with a recorder "rec" watching `n` signals; run to t_stop. */
+typedef struct rig {
+  cdevs_model *root, *rec;
+  cdevs_sim *sim;
+  const void *rs;
+} rig;
+
+static cdevs_model *rig_new(rig *r, int n, double step, double t_stop) {
+  r->root = cdevs_root_new(NULL, "rig");
+  cdevs_recorder_params rp = {n, step, t_stop};
+  r->rec = cdevs_atomic_add(r->root, "rec", &cdevs_recorder_ops, &rp);
+  r->sim = NULL;
+  return r->root;
+}
+
+static int rig_run(rig *r, double t_stop) {
+  int st = cdevs_sim_new(r->root, NULL, &r->sim);
+  if (st) {
+    fprintf(stderr, "rig: %s\n", cdevs_model_errmsg(r->root));
+    return st;
+  }
+  st = cdevs_sim_run(r->sim, t_stop);
+  if (st) fprintf(stderr, "rig run: %s\n", cdevs_sim_errmsg(r->sim));
+  r->rs = cdevs_sim_state(r->sim, r->rec);
+  return st;
+}
+
+static void rig_free(rig *r) {
+  cdevs_sim_free(r->sim);
+  cdevs_model_free(r->root);
+}
+
+/* Row times where input 0 changes value (the recorder keeps one row per instant). */
+static size_t changes(const rig *r, double *times, double *values, size_t max) {
+  size_t n = 0;
+  double prev = NAN, v[8];
+  for (size_t i = 0; i < cdevs_recorder_rows(r->rs) && n < max; i++) {
+    double t = cdevs_recorder_row(r->rs, i, v);
+    if (i == 0 || v[0] != prev) {
+      times[n] = t;
+      values[n] = v[0];
+      n++;
+    }
+    prev = v[0];
+  }
+  return n;
+}
+
+/* ---- Bouncing ball: cross detect + sample-and-hold + reset integrator ------------ */
+
+static void test_bouncing_ball(cdevs_qss_method m, double dqrel, double dqmin) {
+  const double g = 9.81, h = 10.0, e = 0.8;
+  rig r;
+  cdevs_model *root = rig_new(&r, 1, 0.0, 0.0);
+  cdevs_integrator_params pv = {m, 0.0, dqrel, dqmin}, py = {m, h, dqrel, dqmin};
+  cdevs_model *v = cdevs_atomic_add(root, "v", &cdevs_reset_integrator_ops, &pv);
+  cdevs_model *y = cdevs_atomic_add(root, "y", &cdevs_integrator_ops, &py);
+  cdevs_constant_params gc = {-g};
+  cdevs_model *gm = cdevs_atomic_add(root, "g", &cdevs_constant_ops, &gc);
+  cdevs_cross_params cp = {0.0, -1, 0.0};
+  cdevs_model *hit = cdevs_atomic_add(root, "hit", &cdevs_cross_ops, &cp);
+  cdevs_model *sh = cdevs_atomic_add(root, "hold", &cdevs_sample_hold_ops, NULL);
+  cdevs_gain_params kp = {-e};
+  cdevs_model *k = cdevs_atomic_add(root, "restitution", &cdevs_gain_ops, &kp);
+  cdevs_connect(root, gm, "y", v, "u");
+  cdevs_connect(root, v, "y", y, "u");
+  cdevs_connect(root, y, "y", hit, "u");
+  cdevs_connect(root, hit, "y", sh, "trigger");
+  cdevs_connect(root, v, "y", sh, "u");
+  cdevs_connect(root, sh, "y", k, "u");
+  cdevs_connect(root, k, "y", v, "reset");
+  cdevs_connect(root, hit, "y", r.rec, "u0");
+  if (rig_run(&r, 12.0)) {
+    check_failed++;
+    rig_free(&r);
+    return;
+  }
+  /* Impacts: t1 = sqrt(2h/g); each bounce leaves with e times the impact speed and
+   * flies 2·v/g. */
+  double t_exact = sqrt(2.0 * h / g), speed = g * t_exact, worst = 0.0, val;
+  size_t n = cdevs_recorder_rows(r.rs);
+  for (size_t i = 0; i < n; i++) {
+    double t = cdevs_recorder_row(r.rs, i, &val);
+    if (fabs(t - t_exact) > worst) worst = fabs(t - t_exact);
+    speed *= e;
+    t_exact += 2.0 * speed / g;
+  }
+  printf("bouncing ball %s: %zu impacts, worst impact-time error %.3g\n", cdevs_qss_method_name(m), n,
+         worst);
+  CHECK_EQ_INT(n, 12); /* impacts before t = 12: 1.43, 3.71, …, 11.87 */
+  CHECK(worst <= 1e-9);
+  rig_free(&r);
+}
+
+/* ---- Hybrid blocks on signals with hand-computed crossings ---------------------- */
+
+static void test_comparator_saturation_switch(void) {
+  /* u = t on [0, 10] (a ramp), sampled every 0.25 by a second recorder. */
+  rig r;
+  cdevs_model *root = rig_new(&r, 1, 0.0, 0.0);
+  cdevs_ramp_params rp = {0.0, 10.0, 0.0, 10.0};
+  cdevs_model *u = cdevs_atomic_add(root, "u", &cdevs_ramp_ops, &rp);
+  cdevs_comparator_params cp = {3.5, -1.0, 1.0};
+  cdevs_model *cmp = cdevs_atomic_add(root, "cmp", &cdevs_comparator_ops, &cp);
+  cdevs_saturation_params sp = {2.0, 5.0};
+  cdevs_model *sat = cdevs_atomic_add(root, "sat", &cdevs_saturation_ops, &sp);
+  cdevs_recorder_params dense = {1, 0.25, 10.0};
+  cdevs_model *rs = cdevs_atomic_add(root, "dense", &cdevs_recorder_ops, &dense);
+  cdevs_connect(root, u, "y", cmp, "u");
+  cdevs_connect(root, u, "y", sat, "u");
+  cdevs_connect(root, cmp, "y", r.rec, "u0");
+  cdevs_connect(root, sat, "y", rs, "u0");
+  if (rig_run(&r, 10.0)) {
+    check_failed++;
+    rig_free(&r);
+    return;
+  }
+  double t[8], v[8];
+  size_t n = changes(&r, t, v, 8);
+  CHECK_EQ_INT(n, 2);
+  CHECK_NEAR(t[0], 0.0, 0.0);
+  CHECK_NEAR(v[0], -1.0, 0.0);
+  CHECK_NEAR(t[1], 3.5, 1e-12);
+  CHECK_NEAR(v[1], 1.0, 0.0);
+  const void *ds = cdevs_sim_state(r.sim, rs);
+  double worst = 0.0;
+  for (size_t i = 0; i < cdevs_recorder_rows(ds); i++) {
+    double y, tt = cdevs_recorder_row(ds, i, &y);
+    double want = tt < 2.0 ? 2.0 : tt > 5.0 ? 5.0 : tt;
+    if (fabs(y - want) > worst) worst = fabs(y - want);
+  }
+  CHECK_EQ_INT(cdevs_recorder_rows(ds), 41);
+  CHECK(worst <= 1e-12);
+  rig_free(&r);
+
+  /* Switch: ctl = sin(2π·0.5·t), u0 = 1, u1 = -1: y = sign(sin(πt)), edges at k. */
+  root = rig_new(&r, 1, 0.0, 0.0);
+  cdevs_sine_params sn = {1.0, 0.5, 0.0, 0.0, 3, 1e-4};
+  cdevs_model *ctl = cdevs_atomic_add(root, "ctl", &cdevs_sine_ops, &sn);
+  cdevs_constant_params c1 = {1.0}, c2 = {-1.0};
+  cdevs_model *a = cdevs_atomic_add(root, "a", &cdevs_constant_ops, &c1);
+  cdevs_model *b = cdevs_atomic_add(root, "b", &cdevs_constant_ops, &c2);
+  cdevs_switch_params swp = {0.0};
+  cdevs_model *sw = cdevs_atomic_add(root, "sw", &cdevs_switch_ops, &swp);
+  cdevs_connect(root, a, "y", sw, "u0");
+  cdevs_connect(root, ctl, "y", sw, "ctl");
+  cdevs_connect(root, b, "y", sw, "u1");
+  cdevs_connect(root, sw, "y", r.rec, "u0");
+  if (rig_run(&r, 5.5)) {
+    check_failed++;
+    rig_free(&r);
+    return;
+  }
+  n = changes(&r, t, v, 8);
+  CHECK_EQ_INT(n, 6); /* +1 from 0, then edges at 1, 2, 3, 4, 5 */
+  for (size_t i = 1; i < n; i++) {
+    /* The sine source is a cubic per segment (error <= 1e-4): its root is within
+     * 1e-4 / π of the true one. */
+    CHECK_NEAR(t[i], (double)i, 1e-4 / PI + 1e-12);
+    CHECK_NEAR(v[i], i % 2 ? -1.0 : 1.0, 0.0);
+  }
+  rig_free(&r);
+}
+
+static void test_quantizer_hysteresis(void) {
+  /* Triangle 0 → 6 → 0 over a period of 12: u = t up to 6, then 12 - t. */
+  cdevs_wave_params tri = {0.0, 6.0, 12.0, 0.0, 0.0};
+  rig r;
+  cdevs_model *root = rig_new(&r, 1, 0.0, 0.0);
+  cdevs_model *u = cdevs_atomic_add(root, "u", &cdevs_triangle_ops, &tri);
+  cdevs_quantizer_params qp = {1.0, 0.25};
+  cdevs_model *q = cdevs_atomic_add(root, "q", &cdevs_quantizer_ops, &qp);
+  cdevs_connect(root, u, "y", q, "u");
+  cdevs_connect(root, q, "y", r.rec, "u0");
+  if (rig_run(&r, 11.9)) {
+    check_failed++;
+    rig_free(&r);
+    return;
+  }
+  double t[32], v[32];
+  size_t n = changes(&r, t, v, 32);
+  /* Up: level k at t = k (k = 0..6). Down: from level k to k-1 when u = k - 0.25,
+   * i.e. at t = 12 - k + 0.25 for k = 6..1. */
+  CHECK_EQ_INT(n, 13);
+  for (size_t i = 0; i < n && i < 13; i++) {
+    /* i = 7..12: level 12 - i, reached when u = 13 - i - 0.25, at t = i - 0.75. */
+    double want_t = i <= 6 ? (double)i : (double)i - 0.75;
+    double want_v = i <= 6 ? (double)i : 12.0 - (double)i;
+    CHECK_NEAR(t[i], want_t, 1e-12);
+    CHECK_NEAR(v[i], want_v, 0.0);
+  }
+  rig_free(&r);
+
+  root = rig_new(&r, 1, 0.0, 0.0);
+  u = cdevs_atomic_add(root, "u", &cdevs_triangle_ops, &tri);
+  cdevs_hysteresis_params hp = {4.0, 2.0, 0.0, 1.0, 0};
+  cdevs_model *hy = cdevs_atomic_add(root, "h", &cdevs_hysteresis_ops, &hp);
+  cdevs_connect(root, u, "y", hy, "u");
+  cdevs_connect(root, hy, "y", r.rec, "u0");
+  if (rig_run(&r, 24.0)) {
+    check_failed++;
+    rig_free(&r);
+    return;
+  }
+  n = changes(&r, t, v, 32);
+  /* low at 0; high at u = 4 (t = 4, 16); low at u = 2 falling (t = 10, 22). */
+  CHECK_EQ_INT(n, 5);
+  const double ht[5] = {0, 4, 10, 16, 22}, hv[5] = {0, 1, 0, 1, 0};
+  for (size_t i = 0; i < n && i < 5; i++) {
+    CHECK_NEAR(t[i], ht[i], 1e-12);
+    CHECK_NEAR(v[i], hv[i], 0.0);
+  }
+  rig_free(&r);
+}
+
+static void test_pwm_cross_sampler(void) {
+  /* PWM with duty = t/10 (a ramp) and period 1: in period k the carrier is t - k,
+   * so y is high from k until t - k = t/10, i.e. t = 10k/9. */
+  rig r;
+  cdevs_model *root = rig_new(&r, 1, 0.0, 0.0);
+  cdevs_ramp_params rp = {0.0, 10.0, 0.0, 1.0};
+  cdevs_model *d = cdevs_atomic_add(root, "duty", &cdevs_ramp_ops, &rp);
+  cdevs_pwm_params pp = {0.0, 1.0, 1.0};
+  cdevs_model *pwm = cdevs_atomic_add(root, "pwm", &cdevs_pwm_ops, &pp);
+  cdevs_connect(root, d, "y", pwm, "duty");
+  cdevs_connect(root, pwm, "y", r.rec, "u0");
+  if (rig_run(&r, 4.5)) {
+    check_failed++;
+    rig_free(&r);
+    return;
+  }
+  double t[32], v[32];
+  size_t n = changes(&r, t, v, 32);
+  /* low at 0 (duty 0 = carrier 0), then high at k and low at 10k/9 for k = 1..4. */
+  CHECK_EQ_INT(n, 9);
+  for (size_t i = 1; i < n && i < 9; i++) {
+    size_t k = (i + 1) / 2;
+    double want = i % 2 ? (double)k : 10.0 * (double)k / 9.0;
+    CHECK_NEAR(t[i], want, 1e-12);
+    CHECK_NEAR(v[i], i % 2 ? 1.0 : 0.0, 0.0);
+  }
+  rig_free(&r);
+
+  /* Cross detect both ways on sin(2π·0.25·t): zero crossings at t = 2k; a
+   * sampler with period 0.5 reports exact and numerically differentiated values. */
+  root = rig_new(&r, 2, 0.0, 0.0);
+  cdevs_sine_params sn = {1.0, 0.25, 0.0, 0.0, 3, 1e-9};
+  cdevs_model *s = cdevs_atomic_add(root, "s", &cdevs_sine_ops, &sn);
+  cdevs_cross_params cp = {0.0, 0, 7.0};
+  cdevs_model *cr = cdevs_atomic_add(root, "cross", &cdevs_cross_ops, &cp);
+  cdevs_model *cnt = cdevs_atomic_add(root, "count", &cdevs_counter_ops, NULL);
+  cdevs_sampler_params ex = {0.5, 1, 0}, nu = {0.5, 2, 1};
+  cdevs_model *se = cdevs_atomic_add(root, "exact", &cdevs_sampler_ops, &ex);
+  cdevs_model *sn2 = cdevs_atomic_add(root, "numerical", &cdevs_sampler_ops, &nu);
+  cdevs_connect(root, s, "y", cr, "u");
+  cdevs_connect(root, cr, "y", cnt, "u");
+  cdevs_connect(root, s, "y", se, "u");
+  cdevs_connect(root, s, "y", sn2, "u");
+  cdevs_connect(root, se, "y", r.rec, "u0");
+  cdevs_connect(root, sn2, "y", r.rec, "u1");
+  /* Mid-period samples of the samplers' polynomials show their slopes. */
+  cdevs_recorder_params mid = {2, 0.25, 9.0};
+  cdevs_model *rm = cdevs_atomic_add(root, "mid", &cdevs_recorder_ops, &mid);
+  cdevs_connect(root, se, "y", rm, "u0");
+  cdevs_connect(root, sn2, "y", rm, "u1");
+  if (rig_run(&r, 9.0)) {
+    check_failed++;
+    rig_free(&r);
+    return;
+  }
+  /* Crossings at 2, 4, 6, 8 (t = 0 is the start, where sin is 0 and rising: not a crossing). */
+  CHECK_EQ_INT(cdevs_counter_count(cdevs_sim_state(r.sim, cnt)), 4);
+  double row[2], prev[2] = {0, 0}, prev2[2] = {0, 0};
+  const double w = 2.0 * PI * 0.25, T = 0.5;
+  size_t rows = cdevs_recorder_rows(r.rs);
+  CHECK_EQ_INT(rows, 19); /* t = 0, 0.5, …, 9 */
+  for (size_t i = 0; i < rows; i++) {
+    double tt = cdevs_recorder_row(r.rs, i, row);
+    CHECK_NEAR(tt, 0.5 * (double)i, 1e-12);
+    double u0 = sin(w * tt), u1 = sin(w * (tt - T)), u2 = sin(w * (tt - 2 * T));
+    CHECK_NEAR(row[0], u0, 1e-9);
+    CHECK_NEAR(row[1], u0, 1e-9);
+    (void)prev, (void)prev2, (void)u1, (void)u2;
+  }
+  /* At tk + 0.25: the exact sampler is sin(w·tk) + 0.25·w·cos(w·tk); the numerical
+   * one is v0 + 0.25·(v0 - v1)/T + 0.0625·(v0 - 2v1 + v2)/(2T²) with v_j the samples
+   * j periods back (missing ones contribute no term). */
+  const void *ms = cdevs_sim_state(r.sim, rm);
+  size_t nmid = 0;
+  for (size_t i = 0; i < cdevs_recorder_rows(ms); i++) {
+    double tt = cdevs_recorder_row(ms, i, row);
+    double k = floor(tt / T + 1e-9), tk = k * T, tau = tt - tk;
+    if (fabs(tau - 0.25) > 1e-9) continue;
+    nmid++;
+    double v0 = sin(w * tk), v1 = sin(w * (tk - T)), v2 = sin(w * (tk - 2 * T));
+    double d1 = k >= 1 ? (v0 - v1) / T : 0.0, d2 = k >= 2 ? (v0 - 2 * v1 + v2) / (2 * T * T) : 0.0;
+    /* The sine source's cubic segments (dq = 1e-9, length h = (24·dq/ω⁴)^¼) carry
+     * a slope error up to ω⁴h³/6. */
+    double h = pow(24e-9 / pow(w, 4), 0.25), slope_tol = pow(w, 4) * h * h * h / 6.0;
+    CHECK_NEAR(row[0], v0 + tau * w * cos(w * tk), 1e-9 + tau * slope_tol);
+    CHECK_NEAR(row[1], v0 + tau * d1 + tau * tau * d2, 1e-9);
+  }
+  CHECK_EQ_INT(nmid, 18);
+  rig_free(&r);
+}
+
+/* ---- Sources ------------------------------------------------------------------------ */
+
+static void test_sources(void) {
+  rig r;
+  cdevs_model *root = rig_new(&r, 4, 0.05, 3.0);
+  cdevs_wave_params pulse = {-1.0, 2.0, 1.0, 0.3, 0.5};
+  cdevs_wave_params saw = {0.0, 4.0, 0.8, 0.0, 0.0};
+  cdevs_sine_params sn = {2.0, 1.5, 0.3, 1.0, 2, 1e-6};
+  const double tt[4] = {0.0, 1.0, 2.0, 2.5}, ty[4] = {1.0, 3.0, -1.0, 0.0};
+  cdevs_table_params tp = {tt, ty, 4, 1};
+  cdevs_model *p = cdevs_atomic_add(root, "pulse", &cdevs_pulse_ops, &pulse);
+  cdevs_model *sw = cdevs_atomic_add(root, "saw", &cdevs_saw_ops, &saw);
+  cdevs_model *si = cdevs_atomic_add(root, "sine", &cdevs_sine_ops, &sn);
+  cdevs_model *tb = cdevs_atomic_add(root, "table", &cdevs_table_ops, &tp);
+  cdevs_connect(root, p, "y", r.rec, "u0");
+  cdevs_connect(root, sw, "y", r.rec, "u1");
+  cdevs_connect(root, si, "y", r.rec, "u2");
+  cdevs_connect(root, tb, "y", r.rec, "u3");
+  if (rig_run(&r, 3.0)) {
+    check_failed++;
+    rig_free(&r);
+    return;
+  }
+  double worst[4] = {0, 0, 0, 0}, v[4];
+  size_t rows = cdevs_recorder_rows(r.rs);
+  CHECK_EQ_INT(rows, 61);
+  for (size_t i = 0; i < rows; i++) {
+    double t = cdevs_recorder_row(r.rs, i, v);
+    /* Samples fall on the edges (multiples of 0.05): skip those, where both sides
+     * are right. */
+    double ph = fmod(t - 0.5, 1.0);
+    double want[4];
+    want[0] = t < 0.5 ? -1.0 : ph < 0.3 ? 2.0 : -1.0;
+    want[1] = fmod(t, 0.8) * 5.0;
+    want[2] = 1.0 + 2.0 * sin(2.0 * PI * 1.5 * t + 0.3);
+    want[3] = t < 1.0 ? 1.0 + 2.0 * t : t < 2.0 ? 3.0 - 4.0 * (t - 1.0) : t < 2.5 ? -1.0 + 2.0 * (t - 2.0) : 0.0;
+    int edge = fabs(ph) < 1e-9 || fabs(ph - 0.3) < 1e-9 || fabs(ph - 1.0) < 1e-9;
+    for (int k = 0; k < 4; k++) {
+      if ((k == 0 && edge) || (k == 1 && fabs(fmod(t, 0.8)) < 1e-9)) continue;
+      if (k == 1 && fabs(fmod(t, 0.8) - 0.8) < 1e-9) continue;
+      if (fabs(v[k] - want[k]) > worst[k]) worst[k] = fabs(v[k] - want[k]);
+    }
+  }
+  CHECK(worst[0] == 0.0);
+  CHECK(worst[1] <= 1e-12);
+  CHECK(worst[2] <= 1e-6); /* the sine's dq */
+  CHECK(worst[3] <= 1e-12);
+  rig_free(&r);
+}
+
+static void test_table_csv(void) {
+  const char *path = "test_blocks_table.csv";
+  FILE *f = fopen(path, "w");
+  fputs("time,value\n# comment\n0,1\n0.5, 2\n1.5,0\n", f);
+  fclose(f);
+  double *t, *y;
+  size_t n;
+  char err[256] = "";
+  CHECK_EQ_INT(cdevs_table_load_csv(path, NULL, &t, &y, &n, err, sizeof err), CDEVS_OK);
+  CHECK_EQ_INT(n, 3);
+  if (n == 3) {
+    CHECK_NEAR(t[1], 0.5, 0);
+    CHECK_NEAR(y[1], 2.0, 0);
+  }
+  cdevs_table_free(NULL, t, y, n);
+  f = fopen(path, "w");
+  fputs("time,value\n0,1\n0.5,2\n0.4,3\n", f);
+  fclose(f);
+  CHECK_EQ_INT(cdevs_table_load_csv(path, NULL, &t, &y, &n, err, sizeof err), CDEVS_EINVAL);
+  CHECK_CONTAINS(err, "test_blocks_table.csv:4: time 0.4 does not increase");
+  f = fopen(path, "w");
+  fputs("0,1\n1;x\n", f);
+  fclose(f);
+  CHECK_EQ_INT(cdevs_table_load_csv(path, NULL, &t, &y, &n, err, sizeof err), CDEVS_EINVAL);
+  CHECK_CONTAINS(err, ":2: expected a finite value");
+  remove(path);
+  CHECK_EQ_INT(cdevs_table_load_csv("no/such/file.csv", NULL, &t, &y, &n, err, sizeof err), CDEVS_EIO);
+}
+
+/* ---- Static functions and errors ------------------------------------------------------ */
+
+static void test_static_functions(void) {
+  /* u = 0.2 + 0.1·t on [0, 5]; each block's output, sampled densely, equals libm's
+   * value of the function of u (the ramp is exact, so the series are exact too up
+   * to their truncation: check at the event instants, where the output is fresh). */
+  rig r;
+  cdevs_model *root = rig_new(&r, 5, 0.0, 0.0);
+  cdevs_ramp_params rp = {0.0, 5.0, 0.2, 0.7};
+  cdevs_model *u = cdevs_atomic_add(root, "u", &cdevs_ramp_ops, &rp);
+  cdevs_func_params fe = {CDEVS_FN_EXP}, fs = {CDEVS_FN_SQRT}, fl = {CDEVS_FN_LOG};
+  cdevs_pow_params pw = {1.5};
+  cdevs_model *e = cdevs_atomic_add(root, "exp", &cdevs_func_ops, &fe);
+  cdevs_model *s = cdevs_atomic_add(root, "sqrt", &cdevs_func_ops, &fs);
+  cdevs_model *l = cdevs_atomic_add(root, "log", &cdevs_func_ops, &fl);
+  cdevs_model *p = cdevs_atomic_add(root, "pow", &cdevs_pow_ops, &pw);
+  cdevs_model *iv = cdevs_atomic_add(root, "inv", &cdevs_inv_ops, NULL);
+  cdevs_model *blocks[5] = {e, s, l, p, iv};
+  for (int i = 0; i < 5; i++) {
+    cdevs_connect(root, u, "y", blocks[i], "u");
+    cdevs_connect_i(root, blocks[i], 0, r.rec, i);
+  }
+  if (rig_run(&r, 5.0)) {
+    check_failed++;
+    rig_free(&r);
+    return;
+  }
+  double v[5];
+  double t = cdevs_recorder_row(r.rs, 0, v);
+  double x = 0.2 + 0.1 * t;
+  CHECK_NEAR(v[0], exp(x), 1e-15);
+  CHECK_NEAR(v[1], sqrt(x), 1e-15);
+  CHECK_NEAR(v[2], log(x), 1e-15);
+  CHECK_NEAR(v[3], pow(x, 1.5), 1e-15);
+  CHECK_NEAR(v[4], 1.0 / x, 1e-15);
+  rig_free(&r);
+
+}
+
+static void test_errors(void) {
+  /* sqrt of a negative argument stops the run with the block's path and the time. */
+  rig r;
+  cdevs_model *root = rig_new(&r, 1, 0.0, 0.0);
+  cdevs_ramp_params rp = {0.0, 2.0, 1.0, -1.0};
+  cdevs_model *u = cdevs_atomic_add(root, "u", &cdevs_ramp_ops, &rp);
+  cdevs_func_params fs = {CDEVS_FN_SQRT};
+  cdevs_model *s = cdevs_atomic_add(root, "root_of_u", &cdevs_func_ops, &fs);
+  cdevs_connect(root, u, "y", s, "u");
+  cdevs_connect(root, s, "y", r.rec, "u0");
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &r.sim), CDEVS_OK);
+  /* The ramp emits 1 at 0, then its end value -1 at t = 2: sqrt fails there. */
+  CHECK_EQ_INT(cdevs_sim_run(r.sim, 3.0), CDEVS_EMODEL);
+  CHECK_CONTAINS(cdevs_sim_errmsg(r.sim), "t=2: model 'rig.root_of_u': argument outside the domain of sqrt");
+  rig_free(&r);
+
+  root = rig_new(&r, 1, 0.0, 0.0);
+  cdevs_integrator_params bad = {CDEVS_QSS2, 0.0, 1e-3, 0.0};
+  cdevs_model *in = cdevs_atomic_add(root, "x", &cdevs_integrator_ops, &bad);
+  cdevs_connect(root, in, "y", r.rec, "u0");
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &r.sim), CDEVS_EMODEL);
+  CHECK_CONTAINS(cdevs_model_errmsg(root), "dqmin > 0");
+  rig_free(&r);
+
+  root = rig_new(&r, 1, 0.0, 0.0);
+  cdevs_wave_params wp = {0.0, 1.0, 1.0, 1.5, 0.0};
+  cdevs_model *pw = cdevs_atomic_add(root, "p", &cdevs_pulse_ops, &wp);
+  cdevs_connect(root, pw, "y", r.rec, "u0");
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &r.sim), CDEVS_EMODEL);
+  CHECK_CONTAINS(cdevs_model_errmsg(root), "0 < duty < 1");
+  rig_free(&r);
+
+  cdevs_qss_method m;
+  CHECK_EQ_INT(cdevs_qss_method_parse("liqss2", &m), 0);
+  CHECK_EQ_INT(m, CDEVS_LIQSS2);
+  CHECK_EQ_INT(cdevs_qss_method_parse("QSS4", &m), -1);
+  CHECK_EQ_INT(cdevs_fn_parse("tanh"), CDEVS_FN_TANH);
+  CHECK_EQ_INT(cdevs_fn_parse("sinh"), 0);
+}
+
+int main(void) {
+  test_bouncing_ball(CDEVS_QSS3, 1e-3, 1e-6);
+  test_bouncing_ball(CDEVS_LIQSS3, 1e-3, 1e-6);
+  test_comparator_saturation_switch();
+  test_quantizer_hysteresis();
+  test_pwm_cross_sampler();
+  test_sources();
+  test_table_csv();
+  test_static_functions();
+  test_errors();
+  return check_report("test_blocks");
+}
