@@ -103,10 +103,15 @@ static void li_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) 
 void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
   cdevs__qvar_advance(v, m, t);
   v->dq = quantum(v);
-  if (m->linear_implicit) {
+  if (m->linear_implicit && !v->restart) {
     li_requantize(v, m, t);
     return;
   }
+  /* After a discontinuity the old q and ẋ say nothing about ∂ẋ/∂q: restart from
+   * q = x (the physical constraint a reset expresses, e.g. a diode's current held at
+   * 0, must not be offset by ±ΔQ) and estimate afresh. */
+  v->restart = 0;
+  v->a_pending = 0;
   for (int k = 0; k < 4; k++) v->q[k] = k < m->order ? v->x[k] : 0.0;
   v->tq = t;
   v->tn = t + own_step(v->dq, v->x[m->order], m->order);
@@ -154,5 +159,6 @@ void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, dou
   cdevs__qvar_advance(v, m, t);
   v->x[0] = x0;
   v->a_pending = 0;
+  v->restart = m->linear_implicit;
   v->tn = t;
 }
