@@ -4,7 +4,8 @@
 # or `tools/deps.sh run` (also gnuplot, for plots). Does nothing when all are present.
 set -euo pipefail
 
-want=(cmake make gcc libc6-dev time)
+# libsundials-dev: CVODE, the reference solver of the QSS tests and benchmarks.
+want=(cmake make gcc libc6-dev time libsundials-dev)
 [ "${1:-build}" = run ] && want+=(gnuplot-nox)
 
 missing=()

@@ -30,6 +30,9 @@ static int usage(FILE *f) {
           "usage: cdevs <command> [options]\n"
           "\n"
           "commands:\n"
+          "  example flyback [--method QSS3] [--dqrel R] [--dqmin A] [--stop T] [--step H]\n"
+          "                  [--out FILE.csv] [--plot FILE.svg|.png]\n"
+          "      the flyback converter of the QSS seed (block diagram), dense iL and vC\n"
           "  example efp [--mode parallel|classic] [--first proc|genr] [--period P]\n"
           "              [--proc-time T] [--observe T] [--out FILE.csv] [--plot FILE.svg|.png]\n"
           "              [--trace FILE.csv]\n"
@@ -251,9 +254,120 @@ static int have_gnuplot(void) {
   return system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
 
+static int plot_flyback(const char *csv, const char *out, const char *method) {
+  const char *dot = strrchr(out, '.');
+  const char *term = dot && strcmp(dot, ".png") == 0 ? "pngcairo size 900,700" : "svg size 900,700";
+  FILE *p = popen("gnuplot 2>&1", "w");
+  if (!p) return -1;
+  fprintf(p,
+          "set terminal %s\n"
+          "set output '%s'\n"
+          "set datafile separator ','\n"
+          "set multiplot layout 2,1 title 'Flyback converter, %s (dense output)'\n"
+          "set xlabel 'time (ms)'\n"
+          "set ylabel 'output voltage vC (V)'\n"
+          "plot '%s' using ($1*1000):3 skip 1 with lines lw 1.5 notitle\n"
+          "set ylabel 'magnetizing current iL (A)'\n"
+          "plot '%s' using ($1*1000):2 skip 1 with lines lw 1 notitle\n"
+          "unset multiplot\n",
+          term, out, method, csv, csv);
+  return pclose(p) == 0 ? 0 : -1;
+}
+
+static int have_gnuplot(void);
+
+/* The flyback converter of the QSS seed: dense iL and vC to CSV, and a plot. */
+static int example_flyback(opts *o) {
+  cdevs_qss_method method = CDEVS_QSS3;
+  double dqrel = 1e-3, dqmin = 1e-5, stop = 2e-3, step = 1e-7;
+  const char *out = NULL, *plot = NULL, *v;
+  for (o->i = 3; o->i < o->argc; o->i++) {
+    if (is_opt(o, "--method")) {
+      if (!(v = opt_value(o, "--method")) || cdevs_qss_method_parse(v, &method))
+        return bad_opt(o, "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3, got");
+    } else if (is_opt(o, "--dqrel")) {
+      if (parse_double(opt_value(o, "--dqrel"), &dqrel) || dqrel < 0) return bad_opt(o, "--dqrel needs a value >= 0, got");
+    } else if (is_opt(o, "--dqmin")) {
+      if (parse_double(opt_value(o, "--dqmin"), &dqmin) || !(dqmin > 0)) return bad_opt(o, "--dqmin needs a value > 0, got");
+    } else if (is_opt(o, "--stop")) {
+      if (parse_double(opt_value(o, "--stop"), &stop) || !(stop > 0)) return bad_opt(o, "--stop needs a time > 0, got");
+    } else if (is_opt(o, "--step")) {
+      if (parse_double(opt_value(o, "--step"), &step) || !(step > 0)) return bad_opt(o, "--step needs a time > 0, got");
+    } else if (is_opt(o, "--out")) {
+      if (!(out = opt_value(o, "--out"))) return bad_opt(o, "--out needs a file");
+    } else if (is_opt(o, "--plot")) {
+      if (!(plot = opt_value(o, "--plot"))) return bad_opt(o, "--plot needs a file");
+    } else {
+      return bad_opt(o, "unknown option");
+    }
+  }
+  if (plot && !out) {
+    fprintf(stderr, "cdevs example: --plot needs --out (the plot is drawn from the CSV)\n");
+    return 2;
+  }
+  if (plot && !have_gnuplot()) {
+    fprintf(stderr, "cdevs example: gnuplot is not installed (Debian: apt-get install "
+                    "gnuplot-nox); run without --plot or install it\n");
+    return 1;
+  }
+  if (stop / step > 5e7) {
+    fprintf(stderr, "cdevs example: --stop / --step asks for more than 5e7 rows\n");
+    return 2;
+  }
+  cdevs_flyback_params fp = cdevs_flyback_default();
+  cdevs_model *root = cdevs_flyback_build(NULL, &fp, method, dqrel, dqmin);
+  cdevs_recorder_params rp = {2, step, stop};
+  cdevs_model *rec = out ? cdevs_atomic_add(root, "recorder", &cdevs_recorder_ops, &rp) : NULL;
+  if (rec) {
+    cdevs_connect(root, cdevs_model_child(root, "iL"), "y", rec, "u0");
+    cdevs_connect(root, cdevs_model_child(root, "vC"), "y", rec, "u1");
+  }
+  cdevs_sim *sim = NULL;
+  cdevs_status st = cdevs_sim_new(root, NULL, &sim);
+  if (st) {
+    fprintf(stderr, "cdevs example: %s: %s\n", cdevs_strerror(st), cdevs_model_errmsg(root));
+    cdevs_model_free(root);
+    return 1;
+  }
+  double t0 = now_s();
+  st = cdevs_sim_run(sim, stop);
+  double wall = now_s() - t0;
+  int rc = 0;
+  if (st) {
+    fprintf(stderr, "cdevs example: %s: %s\n", cdevs_strerror(st), cdevs_sim_errmsg(sim));
+    rc = 1;
+  }
+  const char *names[2] = {"iL", "vC"};
+  if (out && cdevs_recorder_write_csv(cdevs_sim_state(sim, rec), out, names)) {
+    fprintf(stderr, "cdevs example: writing %s failed: %s\n", out, strerror(errno));
+    rc = 1;
+  }
+  const cdevs_model *iL = cdevs_model_child(root, "iL"), *vC = cdevs_model_child(root, "vC");
+  double t_end = cdevs_sim_time(sim);
+  printf("flyback method=%s dqrel=%g dqmin=%g stop=%g steps=%llu iL=%.6g vC=%.6g\n",
+         cdevs_qss_method_name(method), dqrel, dqmin, stop,
+         (unsigned long long)(cdevs_integrator_steps(cdevs_sim_state(sim, iL)) +
+                              cdevs_integrator_steps(cdevs_sim_state(sim, vC))),
+         cdevs_integrator_x(cdevs_sim_state(sim, iL), t_end),
+         cdevs_integrator_x(cdevs_sim_state(sim, vC), t_end));
+  summary(sim, wall);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  if (!rc && plot) {
+    if (plot_flyback(out, plot, cdevs_qss_method_name(method))) {
+      fprintf(stderr, "cdevs example: gnuplot failed to draw %s\n", plot);
+      rc = 1;
+    } else {
+      fprintf(stderr, "wrote %s and %s\n", out, plot);
+    }
+  }
+  return rc;
+}
+
 static int cmd_example(opts *o) {
+  if (o->argc >= 3 && strcmp(o->argv[2], "flyback") == 0) return example_flyback(o);
   if (o->argc < 3 || strcmp(o->argv[2], "efp") != 0) {
-    fprintf(stderr, "cdevs example: unknown example '%s' (available: efp)\n",
+    fprintf(stderr, "cdevs example: unknown example '%s' (available: flyback, efp)\n",
             o->argc < 3 ? "" : o->argv[2]);
     return 2;
   }
