@@ -82,18 +82,20 @@ static void li_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) 
   v->a_pending = 1;
 
   double x0 = v->x[0], dq = v->dq;
-  double qu[4] = {0}, ql[4] = {0};
+  double qu[4] = {0}, ql[4] = {0}, q[4] = {0};
   double xu = li_xm(v->a, u, order, x0 + dq, qu);
   double xl = li_xm(v->a, u, order, x0 - dq, ql);
-  double q[4] = {0};
-  if (xu > 0.0 && xl > 0.0) {
-    memcpy(q, qu, sizeof q);
-  } else if (xu < 0.0 && xl < 0.0) {
-    memcpy(q, ql, sizeof q);
+  /* x_m is affine in q0: its root q̂ is where x stops moving at order m. Taking q̂
+   * whenever it lies within 1.5·ΔQ of x (|x - q| may reach 2·ΔQ) saves the extra
+   * step a fast state needs after drifting off the slow manifold. */
+  double qhat = xu == xl ? NAN : (x0 - dq) + 2.0 * dq * (-xl) / (xu - xl);
+  if (xu == 0.0 && xl == 0.0) qhat = x0;
+  if (!isnan(qhat) && fabs(qhat - x0) <= 1.5 * dq) {
+    (void)li_xm(v->a, u, order, qhat, q);
+  } else if (xu > 0.0) {
+    memcpy(q, qu, sizeof q); /* x rises towards q */
   } else {
-    /* x's m-th coefficient vanishes inside the band: x_m is affine in q0. */
-    double q0 = xu == xl ? x0 : (x0 - dq) + 2.0 * dq * (-xl) / (xu - xl);
-    (void)li_xm(v->a, u, order, q0, q);
+    memcpy(q, ql, sizeof q); /* x falls towards q */
   }
   memcpy(v->q, q, sizeof q);
   v->tq = t;
@@ -133,8 +135,11 @@ void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t)
   if ((r = cdevs__poly_min_pos_root(c, order)) < tau) tau = r;
   c[0] = d[0] + bound;
   if ((r = cdevs__poly_min_pos_root(c, order)) < tau) tau = r;
-  if (m->linear_implicit && d[0] != 0.0) {
-    /* x reaching q is an event too: q was placed ahead of x. */
+  if (m->linear_implicit && d[0] != 0.0 && t == v->tq) {
+    /* Right after a requantization, x reaching q is the next event: q was placed
+     * ahead of x. Later derivative changes (other variables moving) only matter
+     * when they take x 2·ΔQ away: a relaxing fast state that merely passes q
+     * needs no new q, which is what keeps LIQSS cheap on stiff systems. */
     if ((r = cdevs__poly_min_pos_root(d, order)) < tau) tau = r;
   }
   v->tn = t + tau;
