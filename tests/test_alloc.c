@@ -82,7 +82,26 @@ static cdevs_status scenario(const cdevs_alloc *a) {
   st = devstone(a, &lp);
   if (st && !result) result = st;
 
-  /* 4. messages through the engine */
+  /* 4. continuous blocks that allocate: a table source (its points), a recorder
+   * (its rows, growing past the first buffer), in the flyback block diagram */
+  cdevs_flyback_params fp = cdevs_flyback_default();
+  root = cdevs_flyback_build(a, &fp, CDEVS_QSS2, 1e-3, 1e-5);
+  if (!root) return result ? result : CDEVS_ENOMEM;
+  const double tt[3] = {0.0, 1e-4, 2e-4}, ty[3] = {0.0, 1.0, 0.5};
+  cdevs_table_params tp = {tt, ty, 3, 1};
+  cdevs_model *tab = cdevs_atomic_add(root, "table", &cdevs_table_ops, &tp);
+  cdevs_recorder_params rp = {2, 1e-6, 3e-4};
+  cdevs_model *rec = cdevs_atomic_add(root, "rec", &cdevs_recorder_ops, &rp);
+  cdevs_connect(root, cdevs_model_child(root, "vC"), "y", rec, "u0");
+  cdevs_connect(root, tab, "y", rec, "u1");
+  sim = NULL;
+  st = cdevs_sim_new(root, NULL, &sim);
+  if (!st) st = cdevs_sim_run(sim, 3e-4);
+  if (st && !result) result = st;
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+
+  /* 5. messages through the engine */
   cdevs_msg *m = cdevs_array_new(a, 4);
   if (!m) return result ? result : CDEVS_ENOMEM;
   cdevs_msg_release(m);

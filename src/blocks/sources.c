@@ -229,12 +229,12 @@ static int table_init(cdevs_ctx *cx, void *state, const void *arg) {
     }
   }
   s->alloc = cdevs_ctx_alloc(cx);
+  s->n = p->n; /* fini frees by this size, also after a failure below */
   s->tt = s->alloc->realloc(s->alloc->ud, NULL, 0, p->n * sizeof(double));
   s->ty = s->alloc->realloc(s->alloc->ud, NULL, 0, p->n * sizeof(double));
   if (!s->tt || !s->ty) return CDEVS_ENOMEM;
   memcpy(s->tt, p->t, p->n * sizeof(double));
   memcpy(s->ty, p->y, p->n * sizeof(double));
-  s->n = p->n;
   s->p[0] = p->linear ? 1.0 : 0.0;
   return src_start(cx, s, S_TABLE);
 }

@@ -612,16 +612,21 @@ static int cmd_bench(opts *o) {
       }
     } else if (is_opt(o, "--n")) {
       uint32_t n;
-      if (!(v = opt_value(o, "--n")) || parse_u32(v, &n) || n < 2 || n > 10000000) return bad_opt(o, "bad value for");
+      if (!(v = opt_value(o, "--n")) || parse_u32(v, &n) || n < 2 || n > 10000000)
+        return bad_opt(o, "--n needs an integer in 2..10000000, got");
       c.n = (int)n;
     } else if (is_opt(o, "--dqrel")) {
-      if (parse_double(opt_value(o, "--dqrel"), &c.dqrel) || c.dqrel < 0) return bad_opt(o, "bad value for");
+      if (parse_double(opt_value(o, "--dqrel"), &c.dqrel) || c.dqrel < 0)
+        return bad_opt(o, "--dqrel needs a value >= 0, got");
     } else if (is_opt(o, "--dqmin")) {
-      if (parse_double(opt_value(o, "--dqmin"), &c.dqmin) || !(c.dqmin > 0)) return bad_opt(o, "bad value for");
+      if (parse_double(opt_value(o, "--dqmin"), &c.dqmin) || !(c.dqmin > 0))
+        return bad_opt(o, "--dqmin needs a value > 0, got");
     } else if (is_opt(o, "--tol")) {
-      if (parse_double(opt_value(o, "--tol"), &c.tol) || !(c.tol > 0)) return bad_opt(o, "bad value for");
+      if (parse_double(opt_value(o, "--tol"), &c.tol) || !(c.tol > 0) || c.tol >= 1)
+        return bad_opt(o, "--tol needs a relative tolerance in (0, 1), got");
     } else if (is_opt(o, "--stop")) {
-      if (parse_double(opt_value(o, "--stop"), &c.stop) || !(c.stop > 0)) return bad_opt(o, "bad value for");
+      if (parse_double(opt_value(o, "--stop"), &c.stop) || !(c.stop > 0))
+        return bad_opt(o, "--stop needs a time > 0, got");
     } else {
       return bad_opt(o, "unknown option");
     }
