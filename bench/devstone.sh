@@ -8,19 +8,9 @@
 #   bench/devstone.sh [--quick] [--reps N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=3 quick=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --quick) quick=1 reps=1 ;;
-    --reps) reps="$2"; shift ;;
-    *) echo "usage: bench/devstone.sh [--quick] [--reps N]" >&2; exit 2 ;;
-  esac
-  shift
-done
-if [ ! -x build/cdevs ]; then
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build -j"$(nproc)" >/dev/null
-fi
+usage="bench/devstone.sh [--quick] [--reps N]"
+# shellcheck source=bench/common.sh
+source bench/common.sh "$@"
 if [ "$quick" = 1 ]; then
   configs=("LI 20 20" "HI 20 20" "HO 20 20" "HOmod 5 5")
 else

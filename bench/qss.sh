@@ -8,19 +8,9 @@
 #   bench/qss.sh [--quick] [--reps N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=3 quick=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --quick) quick=1 reps=1 ;;
-    --reps) reps="$2"; shift ;;
-    *) echo "usage: bench/qss.sh [--quick] [--reps N]" >&2; exit 2 ;;
-  esac
-  shift
-done
-if [ ! -x build/cdevs ]; then
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build -j"$(nproc)" >/dev/null
-fi
+usage="bench/qss.sh [--quick] [--reps N]"
+# shellcheck source=bench/common.sh
+source bench/common.sh "$@"
 
 # Runs `cdevs bench "$@"` REPS times and prints the line with the smallest wall_s.
 best_of() {

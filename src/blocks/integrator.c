@@ -92,28 +92,18 @@ double cdevs_integrator_x(const void *state, double t) {
 
 uint64_t cdevs_integrator_steps(const void *state) { return ((const integ_state *)state)->steps; }
 
-const cdevs_atomic_ops cdevs_integrator_ops = {
-    .type = "Integrator",
-    .state_size = sizeof(integ_state),
-    .arg_size = sizeof(cdevs_integrator_params),
-    .inputs = integ_in,
-    .outputs = integ_out,
-    .init = integ_init,
-    .ta = integ_ta,
-    .output = integ_output,
-    .delta_int = integ_int,
-    .delta_ext = integ_ext,
-};
+/* The reset integrator differs only in its input ports. */
+#define INTEGRATOR_OPS(sym, tname, in)                                                       \
+  const cdevs_atomic_ops sym = {.type = tname,                                                \
+                                .state_size = sizeof(integ_state),                            \
+                                .arg_size = sizeof(cdevs_integrator_params),                  \
+                                .inputs = in,                                                 \
+                                .outputs = integ_out,                                         \
+                                .init = integ_init,                                           \
+                                .ta = integ_ta,                                               \
+                                .output = integ_output,                                       \
+                                .delta_int = integ_int,                                       \
+                                .delta_ext = integ_ext}
 
-const cdevs_atomic_ops cdevs_reset_integrator_ops = {
-    .type = "ResetIntegrator",
-    .state_size = sizeof(integ_state),
-    .arg_size = sizeof(cdevs_integrator_params),
-    .inputs = rinteg_in,
-    .outputs = integ_out,
-    .init = integ_init,
-    .ta = integ_ta,
-    .output = integ_output,
-    .delta_int = integ_int,
-    .delta_ext = integ_ext,
-};
+INTEGRATOR_OPS(cdevs_integrator_ops, "Integrator", integ_in);
+INTEGRATOR_OPS(cdevs_reset_integrator_ops, "ResetIntegrator", rinteg_in);

@@ -276,6 +276,20 @@ static int plot_flyback(const char *csv, const char *out, const char *method) {
 
 static int have_gnuplot(void);
 
+/* --plot draws from the --out CSV with gnuplot: both must be possible. 0, or the exit status. */
+static int check_plot_args(const char *out, const char *plot) {
+  if (plot && !out) {
+    fprintf(stderr, "cdevs example: --plot needs --out (the plot is drawn from the CSV)\n");
+    return 2;
+  }
+  if (plot && !have_gnuplot()) {
+    fprintf(stderr, "cdevs example: gnuplot is not installed (Debian: apt-get install "
+                    "gnuplot-nox); run without --plot or install it\n");
+    return 1;
+  }
+  return 0;
+}
+
 /* The flyback converter of the QSS seed: dense iL and vC to CSV, and a plot. */
 static int example_flyback(opts *o) {
   cdevs_qss_method method = CDEVS_QSS3;
@@ -301,15 +315,8 @@ static int example_flyback(opts *o) {
       return bad_opt(o, "unknown option");
     }
   }
-  if (plot && !out) {
-    fprintf(stderr, "cdevs example: --plot needs --out (the plot is drawn from the CSV)\n");
-    return 2;
-  }
-  if (plot && !have_gnuplot()) {
-    fprintf(stderr, "cdevs example: gnuplot is not installed (Debian: apt-get install "
-                    "gnuplot-nox); run without --plot or install it\n");
-    return 1;
-  }
+  int prc = check_plot_args(out, plot);
+  if (prc) return prc;
   if (stop / step > 5e7) {
     fprintf(stderr, "cdevs example: --stop / --step asks for more than 5e7 rows\n");
     return 2;
@@ -413,15 +420,8 @@ static int cmd_example(opts *o) {
       return bad_opt(o, "unknown option");
     }
   }
-  if (plot && !out) {
-    fprintf(stderr, "cdevs example: --plot needs --out (the plot is drawn from the CSV)\n");
-    return 2;
-  }
-  if (plot && !have_gnuplot()) {
-    fprintf(stderr, "cdevs example: gnuplot is not installed (Debian: apt-get install "
-                    "gnuplot-nox); run without --plot or install it\n");
-    return 1;
-  }
+  int prc = check_plot_args(out, plot);
+  if (prc) return prc;
   cdevs_model *root = cdevs_efp_build(NULL, &g, &pp, &tp);
   if (!root) {
     fprintf(stderr, "cdevs example: out of memory\n");
