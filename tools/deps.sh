@@ -25,5 +25,11 @@ else
 fi
 echo "cdevs: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update -qq
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! { "${SUDO[@]}" apt-get update -qq && \
+       "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  cat "$log" >&2
+  echo "cdevs: apt-get could not install: ${missing[*]}" >&2
+  exit 1
+fi
