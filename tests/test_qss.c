@@ -146,6 +146,38 @@ static void test_roots(void) {
   CHECK_NEAR(cdevs__poly_min_pos_root(cl, 3), 1.5, 1e-15);
   double cz[4] = {1, 0, 0, 0};
   CHECK(isinf(cdevs__poly_min_pos_root(cz, 3)));
+
+  /* Failure cases reported against other cubic solvers: */
+  /* boostorg/math#757: x³ + 10000x² + 200x + 1, three real roots, the one-vs-three
+   * test misjudged by round-off. The two small roots are -0.01 ± 1e-5·…; check them
+   * by the residual, relative to the terms' size. */
+  double b1[4] = {1, 200, 10000, 1};
+  int n = cdevs__poly_real_roots(b1, 3, r);
+  CHECK_EQ_INT(n, 3);
+  for (int i = 0; i < n; i++) {
+    double x = r[i], p = ((x + 10000) * x + 200) * x + 1;
+    double scale = fabs(x * x * x) + 10000 * x * x + 200 * fabs(x) + 1;
+    CHECK(fabs(p) <= 1e-12 * scale);
+  }
+  CHECK_NEAR(r[0], -9999.97999996, 1e-6);
+  /* vorot/roots#6: a nearly quadratic cubic with a = -4.04e-17: root 0.754710877053. */
+  double v6[4] = {0.0689539597036461, -0.100896606408756, 0.0126298310280606,
+                  -0.000000000000000040410628481035};
+  CHECK_NEAR(cdevs__poly_min_pos_root(v6, 3), 0.754710877053, 1e-9);
+  /* davideberly/GeometricTools#48: 16t³ - 24t² + 24t - 8 = 8(2t - 1)(t² - t + 1): 0.5. */
+  double g48[4] = {-8, 24, -24, 16};
+  CHECK_EQ_INT(cdevs__poly_real_roots(g48, 3, r), 1);
+  CHECK_NEAR(r[0], 0.5, 1e-15);
+  /* (x + 1)((x + 1)² + 1) = x³ + 3x² + 4x + 2: only -1 is real. */
+  double b2[4] = {2, 4, 3, 1};
+  CHECK_EQ_INT(cdevs__poly_real_roots(b2, 3, r), 1);
+  CHECK_NEAR(r[0], -1.0, 1e-15);
+  /* AcademySoftwareFoundation/Imath#86: 36.1182938t³ - 37.4285049t² + 12.6194038. */
+  double im[4] = {12.6194038, 0.0, -37.4285049, 36.1182938};
+  n = cdevs__poly_real_roots(im, 3, r);
+  CHECK(n >= 1);
+  for (int i = 0; i < n; i++)
+    CHECK(fabs(((36.1182938 * r[i] - 37.4285049) * r[i]) * r[i] + 12.6194038) <= 1e-12 * 40);
 }
 
 /* ---- Linear systems built from blocks ------------------------------------------- */
@@ -401,9 +433,36 @@ static void test_lcline(void) {
   cdevs_model_free(root);
 }
 
+/* NatLabRockies/SOEP-QSS#2: late in a run a requantization step can fall below the
+ * resolution of t (t + step == t); time must still advance, not spin at one instant. */
+static void test_time_advances(void) {
+  cdevs_model *root = cdevs_root_new(NULL, "late");
+  cdevs_integrator_params p = {CDEVS_QSS1, 1.0, 0.0, 1e-12};
+  cdevs_model *x = cdevs_atomic_add(root, "x", &cdevs_integrator_ops, &p);
+  cdevs_gain_params g = {-1.0};
+  cdevs_model *k = cdevs_atomic_add(root, "k", &cdevs_gain_ops, &g);
+  cdevs_connect(root, x, "y", k, "u");
+  cdevs_connect(root, k, "y", x, "u");
+  cdevs_sim_opts o = cdevs_sim_opts_default();
+  o.t0 = 1e6; /* ulp(1e6) = 1.2e-10, a QSS1 step here is 1e-12 */
+  cdevs_sim *sim;
+  CHECK_EQ_INT(cdevs_sim_new(root, &o, &sim), CDEVS_OK);
+  int advanced = 0;
+  for (int i = 0; i < 100; i++) {
+    double before = cdevs_sim_time(sim);
+    if (cdevs_sim_step(sim)) break;
+    if (cdevs_sim_time(sim) > before) advanced++;
+  }
+  CHECK(advanced >= 40); /* after the start-up instant, every step moves time on */
+  CHECK_STR(cdevs_sim_errmsg(sim), "");
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+}
+
 int main(void) {
   test_taylor();
   test_roots();
+  test_time_advances();
   test_lti_bound();
   test_convergence_order();
   test_stiff();

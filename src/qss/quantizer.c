@@ -25,6 +25,13 @@
  * polynomial shift must not turn an event into a step of 1e-18. */
 #define ON_BOUND (1.0 - 1e-9)
 
+/* t + τ for a step τ > 0 that may be below the resolution of t (late in a long
+ * run): the next representable time, so that time always moves on. */
+static double later(double t, double tau) {
+  double tn = t + tau;
+  return tau > 0.0 && tn == t ? nextafter(t, INFINITY) : tn;
+}
+
 static double quantum(const cdevs__qvar *v) {
   double d = v->dqrel * fabs(v->x[0]);
   return d > v->dqmin ? d : v->dqmin;
@@ -116,7 +123,7 @@ void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t
   v->a_pending = 0;
   for (int k = 0; k < 4; k++) v->q[k] = k < m->order ? v->x[k] : 0.0;
   v->tq = t;
-  v->tn = t + own_step(v->dq, v->x[m->order], m->order);
+  v->tn = later(t, own_step(v->dq, v->x[m->order], m->order));
 }
 
 void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
@@ -142,7 +149,7 @@ void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t)
      * needs no new q, which is what keeps LIQSS cheap on stiff systems. */
     if ((r = cdevs__poly_min_pos_root(d, order)) < tau) tau = r;
   }
-  v->tn = t + tau;
+  v->tn = later(t, tau);
 }
 
 void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, double t,
