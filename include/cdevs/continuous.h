@@ -66,7 +66,7 @@ extern const cdevs_atomic_ops cdevs_ramp_ops;
 
 /*
  * offset + amplitude·sin(2π·freq·t + phase), emitted as its Taylor polynomial of
- * degree `order` (0..3), renewed before the truncation error can exceed dq.
+ * degree `order` (1..3; 0 picks 2), renewed before the truncation error can exceed dq.
  */
 typedef struct cdevs_sine_params {
   double amplitude, freq, phase, offset;

@@ -116,9 +116,9 @@ void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t
     li_requantize(v, m, t);
     return;
   }
-  /* After a discontinuity the old q and ẋ say nothing about ∂ẋ/∂q: restart from
-   * q = x (the physical constraint a reset expresses, e.g. a diode's current held at
-   * 0, must not be offset by ±ΔQ) and estimate afresh. */
+  /* QSS, and LIQSS right after a reset: q = x. A reset expresses a physical
+   * constraint (a diode's current held at 0) that a q offset by ±ΔQ would violate;
+   * the estimate of ∂ẋ/∂q is kept, but the jump must not be measured as one. */
   v->restart = 0;
   v->a_pending = 0;
   for (int k = 0; k < 4; k++) v->q[k] = k < m->order ? v->x[k] : 0.0;
