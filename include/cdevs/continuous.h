@@ -42,7 +42,8 @@ extern const cdevs_atomic_ops cdevs_integrator_ops;
 extern const cdevs_atomic_ops cdevs_reset_integrator_ops;
 /* The state x at time t (>= the integrator's last transition): exact polynomial evaluation. */
 double cdevs_integrator_x(const void *state, double t);
-/* Requantizations so far (internal transitions, the initial output included). */
+/* Requantizations so far: internal transitions after the start-up output at t0 (the
+ * count QSS Solver reports as "simulation transitions"). */
 uint64_t cdevs_integrator_steps(const void *state);
 
 /* ---- Sources (no input; output "y") ------------------------------------------------ */

@@ -11,6 +11,7 @@ typedef struct integ_state {
   const cdevs__qss_method *m;
   double t; /* time of the last transition */
   uint64_t steps;
+  int started; /* the start-up output at t0 is done (it is not a requantization) */
 } integ_state;
 
 static const cdevs_port_def integ_in[] = {{"u", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
@@ -55,7 +56,8 @@ static void integ_int(cdevs_ctx *cx, void *state) {
   integ_state *s = state;
   s->t = cdevs_ctx_time(cx);
   cdevs__qvar_requantize(&s->v, s->m, s->t);
-  s->steps++;
+  if (s->started) s->steps++;
+  s->started = 1;
 }
 
 static void integ_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
