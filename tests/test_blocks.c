@@ -478,6 +478,139 @@ static void test_errors(void) {
   CHECK_EQ_INT(cdevs_fn_parse("sinh"), 0);
 }
 
+/* Regressions from review: each case failed before its fix. */
+static void test_review_regressions(void) {
+  /* A linear table that starts between two points starts at the interpolated value. */
+  {
+    rig r;
+    cdevs_model *root = rig_new(&r, 1, 0.5, 1.0);
+    const double tt[3] = {-1.0, 1.0, 3.0}, ty[3] = {0.0, 2.0, 2.0};
+    cdevs_table_params tp = {tt, ty, 3, 1};
+    cdevs_model *tb = cdevs_atomic_add(root, "table", &cdevs_table_ops, &tp);
+    cdevs_connect(root, tb, "y", r.rec, "u0");
+    if (!rig_run(&r, 1.0)) {
+      double v;
+      CHECK_EQ_INT(cdevs_recorder_rows(r.rs), 3);
+      for (size_t i = 0; i < cdevs_recorder_rows(r.rs); i++) {
+        double t = cdevs_recorder_row(r.rs, i, &v);
+        CHECK_NEAR(v, 1.0 + t, 1e-15); /* the line through (-1, 0) and (1, 2) */
+      }
+    } else {
+      check_failed++;
+    }
+    rig_free(&r);
+  }
+  /* Inputs exactly on a level: the comparator is low (u > level is false), the
+   * switch takes u1, hysteresis has reached x_on. A step 1 -> 0.5 at t = 1. */
+  {
+    rig r;
+    cdevs_model *root = rig_new(&r, 3, 0.0, 0.0);
+    cdevs_step_params sp = {1.0, 1.0, 0.5};
+    cdevs_model *u = cdevs_atomic_add(root, "u", &cdevs_step_ops, &sp);
+    cdevs_comparator_params cp = {0.5, 0.0, 1.0};
+    cdevs_model *cmp = cdevs_atomic_add(root, "cmp", &cdevs_comparator_ops, &cp);
+    cdevs_switch_params swp = {0.5};
+    cdevs_model *sw = cdevs_atomic_add(root, "sw", &cdevs_switch_ops, &swp);
+    cdevs_constant_params c10 = {10.0}, c20 = {20.0};
+    cdevs_model *a = cdevs_atomic_add(root, "a", &cdevs_constant_ops, &c10);
+    cdevs_model *b = cdevs_atomic_add(root, "b", &cdevs_constant_ops, &c20);
+    cdevs_step_params hs = {1.0, 0.0, 0.5};
+    cdevs_model *hu = cdevs_atomic_add(root, "hu", &cdevs_step_ops, &hs);
+    cdevs_hysteresis_params hp = {0.5, -0.5, 0.0, 1.0, 0};
+    cdevs_model *hy = cdevs_atomic_add(root, "hy", &cdevs_hysteresis_ops, &hp);
+    cdevs_connect(root, u, "y", cmp, "u");
+    cdevs_connect(root, u, "y", sw, "ctl");
+    cdevs_connect(root, a, "y", sw, "u0");
+    cdevs_connect(root, b, "y", sw, "u1");
+    cdevs_connect(root, hu, "y", hy, "u");
+    cdevs_connect(root, cmp, "y", r.rec, "u0");
+    cdevs_connect(root, sw, "y", r.rec, "u1");
+    cdevs_connect(root, hy, "y", r.rec, "u2");
+    if (!rig_run(&r, 2.0)) {
+      double v[3];
+      size_t n = cdevs_recorder_rows(r.rs);
+      double t = cdevs_recorder_row(r.rs, n - 1, v);
+      CHECK_NEAR(t, 1.0, 0.0);
+      CHECK_NEAR(v[0], 0.0, 0.0);
+      CHECK_NEAR(v[1], 20.0, 0.0);
+      CHECK_NEAR(v[2], 1.0, 0.0);
+    } else {
+      check_failed++;
+    }
+    rig_free(&r);
+  }
+  /* A recorder whose span ends at or below 0 keeps its last sample. */
+  {
+    rig r;
+    cdevs_model *root = rig_new(&r, 1, 0.1, 0.0);
+    cdevs_constant_params c = {1.0};
+    cdevs_model *k = cdevs_atomic_add(root, "k", &cdevs_constant_ops, &c);
+    cdevs_connect(root, k, "y", r.rec, "u0");
+    cdevs_sim_opts o = cdevs_sim_opts_default();
+    o.t0 = -0.3;
+    CHECK_EQ_INT(cdevs_sim_new(root, &o, &r.sim), CDEVS_OK);
+    CHECK_EQ_INT(cdevs_sim_run(r.sim, 1.0), CDEVS_OK);
+    CHECK_EQ_INT(cdevs_recorder_rows(cdevs_sim_state(r.sim, r.rec)), 4); /* -0.3 … 0 */
+    rig_free(&r);
+  }
+  /* The quantizer refuses levels it cannot count instead of overflowing. */
+  {
+    rig r;
+    cdevs_model *root = rig_new(&r, 1, 0.0, 0.0);
+    cdevs_constant_params c = {1e17};
+    cdevs_model *k = cdevs_atomic_add(root, "k", &cdevs_constant_ops, &c);
+    cdevs_quantizer_params qp = {1e-3, 0.0};
+    cdevs_model *q = cdevs_atomic_add(root, "q", &cdevs_quantizer_ops, &qp);
+    cdevs_connect(root, k, "y", q, "u");
+    cdevs_connect(root, q, "y", r.rec, "u0");
+    CHECK_EQ_INT(cdevs_sim_new(root, NULL, &r.sim), CDEVS_OK);
+    CHECK_EQ_INT(cdevs_sim_run(r.sim, 1.0), CDEVS_EMODEL);
+    CHECK_CONTAINS(cdevs_sim_errmsg(r.sim), "model 'rig.q': quantizer: input 1e+17 is beyond 2^52 quanta");
+    rig_free(&r);
+  }
+  /* CSV: a comment longer than the line buffer, then a header, then data. */
+  {
+    const char *path = "test_blocks_long.csv";
+    FILE *f = fopen(path, "w");
+    fputc('#', f);
+    for (int i = 0; i < 1500; i++) fputc(i % 50 == 49 ? ',' : 'x', f);
+    fputs("5,7\ntime,value\n0,1\n1,2\n", f);
+    fclose(f);
+    double *t, *y;
+    size_t n;
+    char err[256] = "";
+    CHECK_EQ_INT(cdevs_table_load_csv(path, NULL, &t, &y, &n, err, sizeof err), CDEVS_OK);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) CHECK_NEAR(y[1], 2.0, 0.0);
+    cdevs_table_free(NULL, t, y, n);
+    remove(path);
+  }
+  /* Integer powers beyond squaring range accept a negative base: (-1 + ε)^1026. */
+  {
+    const double a[4] = {-1.0, 0.001, 0.0, 0.0};
+    double r[4];
+    CHECK_EQ_INT(cdevs_taylor_pow(r, a, 1026.0, 1), CDEVS_OK);
+    CHECK_NEAR(r[0], 1.0, 1e-15);
+    CHECK_NEAR(r[1], -1.026, 1e-12); /* p·a0^(p-1)·a1 */
+  }
+  /* A sine of negative frequency runs (it is the mirrored sine). */
+  {
+    rig r;
+    cdevs_model *root = rig_new(&r, 1, 0.25, 1.0);
+    cdevs_sine_params sn = {1.0, -1.0, 0.0, 0.0, 0, 1e-6};
+    cdevs_model *s = cdevs_atomic_add(root, "s", &cdevs_sine_ops, &sn);
+    cdevs_connect(root, s, "y", r.rec, "u0");
+    if (!rig_run(&r, 1.0)) {
+      double v;
+      double t = cdevs_recorder_row(r.rs, 1, &v);
+      CHECK_NEAR(v, sin(-2.0 * PI * t), 1e-6);
+    } else {
+      check_failed++;
+    }
+    rig_free(&r);
+  }
+}
+
 int main(void) {
   test_bouncing_ball(CDEVS_QSS3, 1e-3, 1e-6);
   test_bouncing_ball(CDEVS_LIQSS3, 1e-3, 1e-6);
@@ -488,5 +621,6 @@ int main(void) {
   test_table_csv();
   test_static_functions();
   test_errors();
+  test_review_regressions();
   return check_report("test_blocks");
 }

@@ -432,6 +432,13 @@ static void test_lcline(void) {
   cdevs_model_free(root);
 }
 
+/* Review finding: a leading coefficient so small that the normalised cubic
+ * overflows (1e-110·τ³ + τ² + τ - 1): the roots of the quadratic survive. */
+static void test_roots_overflow(void) {
+  double c[4] = {-1.0, 1.0, 1.0, 1e-110};
+  CHECK_NEAR(cdevs__poly_min_pos_root(c, 3), 0.6180339887498949, 1e-15);
+}
+
 /* NatLabRockies/SOEP-QSS#2: late in a run a requantization step can fall below the
  * resolution of t (t + step == t); time must still advance, not spin at one instant. */
 static void test_time_advances(void) {
@@ -462,6 +469,7 @@ int main(void) {
   test_taylor();
   test_roots();
   test_time_advances();
+  test_roots_overflow();
   test_lti_bound();
   test_convergence_order();
   test_stiff();

@@ -89,6 +89,8 @@ static void level_plan(hyb_state *s, double t, int kind) {
   int order = input_at(s, 0, t, c);
   double level = s->p[0];
   int now = side_at(c, order, level);
+  /* An input identically at the level is not above it: the comparator is low. */
+  if (now == 0 && kind == K_COMPARATOR) now = -1;
   s->emit = 0;
   if (s->side == 0 && now != 0) {
     s->side = now; /* first knowledge of the side: not a crossing */
@@ -185,9 +187,10 @@ static void hyst_plan(hyb_state *s, double t) {
   int high = s->side > 0;
   s->emit = 0;
   s->by_root = 0;
-  if (!high && side_at(c, order, x_on) > 0) {
+  /* Reaching a threshold counts: an input that stays exactly on it has switched. */
+  if (!high && side_at(c, order, x_on) >= 0) {
     s->to = 1, s->sigma = 0.0;
-  } else if (high && side_at(c, order, x_off) < 0) {
+  } else if (high && side_at(c, order, x_off) <= 0) {
     s->to = -1, s->sigma = 0.0;
   } else {
     s->by_root = 1;
@@ -316,10 +319,19 @@ static void sat_int(cdevs_ctx *cx, void *state) {
 
 /* ---- Quantizer: level k, up at (k+1)·Δ, down at k·Δ - ε -------------------------- */
 
-static void quant_plan(hyb_state *s, double t) {
+/* Levels are counted in an int64_t; beyond 2^52 quanta k and k + 1 coincide as
+ * doubles and the block could not move. */
+#define QUANT_MAX_LEVEL 4503599627370496.0
+
+static int quant_plan(cdevs_ctx *cx, hyb_state *s, double t) {
   double c[4];
   int order = input_at(s, 0, t, c);
   double D = s->p[0], eps = s->p[1];
+  if (!(fabs(c[0] / D) < QUANT_MAX_LEVEL)) {
+    cdevs_ctx_fail(cx, "quantizer: input %g is beyond 2^52 quanta of %g", c[0], D);
+    s->sigma = INFINITY;
+    return -1;
+  }
   int64_t k = s->k;
   if (s->side == 0) { /* first input: the level that holds u */
     k = (int64_t)floor(c[0] / D);
@@ -340,6 +352,7 @@ static void quant_plan(hyb_state *s, double t) {
   s->to = up < dn ? 1 : -1;
   s->sigma = s->emit ? 0.0 : (up < dn ? up : dn);
   if (s->emit) s->to = 0;
+  return 0;
 }
 
 static int quant_init(cdevs_ctx *cx, void *state, const void *arg) {
@@ -363,7 +376,7 @@ static void quant_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) 
   int pending = s->emit && s->sigma == 0.0; /* a level change not yet announced */
   s->snap = NAN;
   s->to = 0;
-  quant_plan(s, t);
+  if (quant_plan(cx, s, t)) return;
   if (pending) s->emit = 1, s->sigma = 0.0, s->to = 0;
 }
 
@@ -382,7 +395,7 @@ static void quant_int(cdevs_ctx *cx, void *state) {
     return;
   }
   s->snap = s->to > 0 ? (double)(s->k + 1) * s->p[0] : (double)s->k * s->p[0] - s->p[1];
-  quant_plan(s, t);
+  (void)quant_plan(cx, s, t);
   s->snap = NAN;
 }
 
@@ -392,7 +405,7 @@ static void switch_plan(hyb_state *s, double t, int selected_changed) {
   double c[4];
   int order = input_at(s, 1, t, c);
   int now = side_at(c, order, s->p[0]);
-  if (now == 0) now = s->side ? s->side : -1;
+  if (now == 0) now = -1; /* ctl exactly at the level is not above it: u1 */
   int sel_changed = now != s->side;
   s->side = now;
   s->snap = NAN;

@@ -90,7 +90,8 @@ static void rec_int(cdevs_ctx *cx, void *state) {
   record(cx, s, t);
   s->k++;
   double next = s->t0 + (double)s->k * s->step;
-  s->sigma = next <= s->t_stop * (1.0 + 1e-12) ? next - t : INFINITY;
+  /* t0 + k·step may land a hair past t_stop by round-off: that sample is still due. */
+  s->sigma = next <= s->t_stop + 1e-9 * s->step ? next - t : INFINITY;
 }
 
 static void rec_conf(cdevs_ctx *cx, void *state, const cdevs_bag *x) {

@@ -94,6 +94,7 @@ static int segment(const src_state *s, double *c) {
     c[0] = s->ty[i];
     if (s->p[0] != 0.0 && i + 1 < s->n) {
       c[1] = (s->ty[i + 1] - s->ty[i]) / (s->tt[i + 1] - s->tt[i]);
+      c[0] += c[1] * (s->t_seg - s->tt[i]); /* a start between two points */
       return 1;
     }
     return 0;
@@ -116,7 +117,7 @@ static double next_segment(src_state *s) {
     return s->j == 0 ? s->p[0] : s->p[1];
   case S_SINE: {
     /* The truncation error of the degree-m series is at most A·ω^(m+1)·h^(m+1)/(m+1)!. */
-    double w = CDEVS_2PI * s->p[1], A = fabs(s->p[0]);
+    double w = fabs(CDEVS_2PI * s->p[1]), A = fabs(s->p[0]);
     int m1 = s->order + 1;
     double fact = m1 == 1 ? 1 : m1 == 2 ? 2 : m1 == 3 ? 6 : 24;
     if (A == 0.0 || w == 0.0) return INFINITY;

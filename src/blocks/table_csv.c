@@ -18,6 +18,20 @@ void cdevs_table_free(const cdevs_alloc *a, double *t, double *y, size_t n) {
   if (y) a->realloc(a->ud, y, n * sizeof(double), 0);
 }
 
+/* Reads one line into buf; a line longer than the buffer is consumed whole and
+ * reported with *toolong (comments may be long; data lines may not). 0 at the end. */
+static int read_line(FILE *f, char *buf, size_t size, int *toolong) {
+  *toolong = 0;
+  if (!fgets(buf, (int)size, f)) return 0;
+  if (!strchr(buf, '\n') && !feof(f)) {
+    *toolong = 1;
+    int ch;
+    while ((ch = fgetc(f)) != EOF && ch != '\n') {
+    }
+  }
+  return 1;
+}
+
 cdevs_status cdevs_table_load_csv(const char *path, const cdevs_alloc *a, double **pt, double **py,
                                   size_t *pn, char *err, size_t errsize) {
   if (!a) a = cdevs_alloc_default();
@@ -31,22 +45,30 @@ cdevs_status cdevs_table_load_csv(const char *path, const cdevs_alloc *a, double
   double *t = NULL, *y = NULL;
   size_t n = 0, cap = 0;
   char line[1024];
-  int lineno = 0;
+  int lineno = 0, seen_content = 0, toolong;
   cdevs_status st = CDEVS_OK;
-  while (fgets(line, sizeof line, f)) {
+  while (read_line(f, line, sizeof line, &toolong)) {
     lineno++;
     char *s = line;
     while (*s == ' ' || *s == '\t') s++;
     if (*s == '#' || *s == '\n' || *s == '\r' || *s == 0) continue;
+    if (toolong) {
+      snprintf(err, errsize, "%s:%d: line longer than %zu characters", path, lineno, sizeof line - 2);
+      st = CDEVS_EINVAL;
+      break;
+    }
     char *end;
-    errno = 0;
     double tv = strtod(s, &end);
     if (end == s) {
-      if (n == 0 && lineno == 1) continue; /* a header line */
+      if (!seen_content) { /* a header: the first line that is not a comment */
+        seen_content = 1;
+        continue;
+      }
       snprintf(err, errsize, "%s:%d: expected a number", path, lineno);
       st = CDEVS_EINVAL;
       break;
     }
+    seen_content = 1;
     while (*end == ' ' || *end == '\t') end++;
     if (*end != ',' && *end != ';') {
       snprintf(err, errsize, "%s:%d: expected ',' after the time", path, lineno);
@@ -66,14 +88,22 @@ cdevs_status cdevs_table_load_csv(const char *path, const cdevs_alloc *a, double
       break;
     }
     if (n == cap) {
+      /* Grow both arrays to the same capacity, or neither. */
       size_t nc = cap ? 2 * cap : 64;
       double *nt = grow(a, t, cap, nc);
-      if (!nt) { st = CDEVS_ENOMEM; break; }
-      t = nt;
+      if (!nt) {
+        st = CDEVS_ENOMEM;
+        break;
+      }
       double *ny = grow(a, y, cap, nc);
-      if (!ny) { st = CDEVS_ENOMEM; cap = nc; t = nt; break; }
-      y = ny;
-      cap = nc;
+      if (!ny) { /* t has grown, y has not: free each by its own size */
+        cdevs_table_free(a, nt, NULL, nc);
+        cdevs_table_free(a, NULL, y, cap);
+        t = y = NULL;
+        st = CDEVS_ENOMEM;
+        break;
+      }
+      t = nt, y = ny, cap = nc;
     }
     t[n] = tv;
     y[n] = yv;
@@ -86,22 +116,24 @@ cdevs_status cdevs_table_load_csv(const char *path, const cdevs_alloc *a, double
   }
   if (st) {
     if (st == CDEVS_ENOMEM) snprintf(err, errsize, "%s: out of memory", path);
-    /* y may still have the old capacity when its growth failed: free by capacity. */
-    cdevs_table_free(a, t, NULL, cap);
-    if (y) a->realloc(a->ud, y, cap * sizeof(double), 0);
+    cdevs_table_free(a, t, y, cap);
     return st;
   }
-  /* Shrink to n so the caller frees with n. */
-  double *nt = grow(a, t, cap, n), *ny;
-  if (nt) t = nt;
-  ny = grow(a, y, cap, n);
-  if (ny) y = ny;
-  if (!nt || !ny) {
+  /* Shrink to n so the caller frees with n (shrinking is not expected to fail; if it
+   * does, keep the larger block and report out of memory). */
+  double *nt = grow(a, t, cap, n);
+  if (!nt) {
+    cdevs_table_free(a, t, y, cap);
     snprintf(err, errsize, "%s: out of memory", path);
-    if (t) a->realloc(a->ud, t, (nt ? n : cap) * sizeof(double), 0);
-    if (y) a->realloc(a->ud, y, (ny ? n : cap) * sizeof(double), 0);
     return CDEVS_ENOMEM;
   }
-  *pt = t, *py = y, *pn = n;
+  double *ny = grow(a, y, cap, n);
+  if (!ny) {
+    cdevs_table_free(a, nt, NULL, n);
+    cdevs_table_free(a, NULL, y, cap);
+    snprintf(err, errsize, "%s: out of memory", path);
+    return CDEVS_ENOMEM;
+  }
+  *pt = nt, *py = ny, *pn = n;
   return CDEVS_OK;
 }

@@ -63,6 +63,20 @@ static int cubic(const double *c, double *r) {
   double Q = (A * A - 3.0 * B) / 9.0;
   double R = (2.0 * A * A * A - 9.0 * A * B + 27.0 * C) / 54.0;
   double Q3 = Q * Q * Q, r1;
+  if (!isfinite(Q3) || !isfinite(R * R)) {
+    /* The leading coefficient is so small that the normalised terms overflow: the
+     * third root is beyond the double range, the others are the quadratic's,
+     * polished against the cubic. */
+    int n = 0;
+    if (c[2] != 0.0) {
+      n = quadratic(c[2], c[1], c[0], r);
+    } else if (c[1] != 0.0) {
+      r[0] = -c[0] / c[1];
+      n = 1;
+    }
+    for (int i = 0; i < n; i++) r[i] = polish(c, 3, r[i]);
+    return n;
+  }
   if (R * R < Q3) {
     /* Three real roots: take the one of largest magnitude (stable to deflate). */
     double th = acos(R / sqrt(Q3)), sq = -2.0 * sqrt(Q), best = 0.0;

@@ -197,9 +197,13 @@ int cdevs_taylor_pow(double *r, const double *a, double p, int order) {
     finish(r, acc, order);
     return CDEVS_OK;
   }
-  if (a[0] < 0.0 || isnan(a[0])) return CDEVS_EDOMAIN;
+  /* Real powers need a > 0; integer powers too large to square (|p| > 1024) take the
+   * same recurrence, which holds for any a ≠ 0 when p is an integer. */
+  int integer = p == floor(p);
+  if ((!integer && a[0] < 0.0) || isnan(a[0])) return CDEVS_EDOMAIN;
   if (a[0] == 0.0) {
-    if (p < 0.0 || !higher_all_zero(a, order)) return CDEVS_EDOMAIN;
+    /* a = a1·τ + …: a^p starts at τ^p, beyond order 3 when p > 3. */
+    if (p < 0.0 || (!higher_all_zero(a, order) && !(integer && p > 3.0))) return CDEVS_EDOMAIN;
     cdevs_taylor_const(r, 0.0, order);
     return CDEVS_OK;
   }
