@@ -51,3 +51,15 @@ execute_process(COMMAND ${CDEVS} bench stiff --method LIQSS2 RESULT_VARIABLE rc 
 if(NOT rc EQUAL 0 OR NOT out MATCHES "^bench name=stiff method=LIQSS2 n=2 transitions=[0-9]+ max_error=[0-9.e-]+ wall_s=[0-9.]+\n$")
   message(FATAL_ERROR "cdevs bench stiff line: '${out}'")
 endif()
+
+# cdevs check: a located diagnostic and exit status 1; a clean model exits 0.
+file(WRITE ${WORK}/bad.mo "model bad\n  Real x;\nequation\n  der(x) = -y;\nend bad;\n")
+expect_fail(1 "bad.mo:4:13: error: unknown variable 'y'; did you mean 'x'?" check bad.mo)
+expect_fail(1 "cannot open" check no-such-model.mo)
+expect_fail(2 "usage: cdevs check MODEL.mo" check)
+file(WRITE ${WORK}/good.mo "model good\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend good;\n")
+execute_process(COMMAND ${CDEVS} check good.mo RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                WORKING_DIRECTORY ${WORK})
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "good.mo: ok\n")
+  message(FATAL_ERROR "cdevs check good.mo: ${rc} '${out}'")
+endif()

@@ -7,6 +7,7 @@
 #include "blocks.h"
 #include "continuous.h"
 #include "devstone.h"
+#include "lang.h"
 #include "model.h"
 #include "qss.h"
 #include "sim.h"

@@ -43,6 +43,8 @@ static int usage(FILE *f) {
           "  bench flyback|stiff|lcline [--method QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3|CVODE]\n"
           "        [--n N] [--dqrel R] [--dqmin A] [--tol R] [--stop T]\n"
           "      run a QSS benchmark, print one line of figures\n"
+          "  check MODEL.mo\n"
+          "      parse and check a model file; errors as file:line:col with the line\n"
           "  --version   print the version\n"
           "  help        this text\n");
   return f == stderr ? 2 : 0;
@@ -693,6 +695,23 @@ static int cmd_bench(opts *o) {
   return 0;
 }
 
+/* ---- check --------------------------------------------------------------------------- */
+
+static int cmd_check(opts *o) {
+  if (o->argc != 3 || o->argv[2][0] == '-') {
+    fprintf(stderr, "usage: cdevs check MODEL.mo\n");
+    return 2;
+  }
+  int n = cdevs_lang_check_file(o->argv[2], stderr);
+  if (n < 0) return 1;
+  if (n > 0) {
+    fprintf(stderr, "%s: %d error%s\n", o->argv[2], n, n == 1 ? "" : "s");
+    return 1;
+  }
+  printf("%s: ok\n", o->argv[2]);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return usage(stderr);
   opts o = {argc, 1, argv, argv[1]};
@@ -705,6 +724,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "devstone")) return cmd_devstone(&o);
   if (!strcmp(argv[1], "example")) return cmd_example(&o);
   if (!strcmp(argv[1], "bench")) return cmd_bench(&o);
+  if (!strcmp(argv[1], "check")) return cmd_check(&o);
   fprintf(stderr, "cdevs: unknown command '%s'\n", argv[1]);
   return usage(stderr);
 }

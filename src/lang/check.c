@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Name and role checks on the syntax tree: every reference names a declaration, a
+ * loop index in scope, `time` or a built-in function; der() applies to continuous
+ * states; algorithms assign only discrete variables (or, at initialisation,
+ * anything). Unknown names get a "did you mean" from the names in scope.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang_impl.h"
+
+static const char *const builtins[] = {
+    "der", "reinit", "pre", "edge", "change", "initial", "terminal", "sample", "noEvent",
+    "smooth", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+    "exp", "log", "log10", "sqrt", "abs", "sign", "floor", "ceil", "integer", "min", "max",
+    "mod", "rem", "div", "pow", "rand", "random", "assert", "terminate", "sum", "product", "size",
+    "fill", "zeros", "ones"};
+#define NBUILTINS (sizeof builtins / sizeof builtins[0])
+
+typedef struct scope {
+  const ast_model *m;
+  lang_diag *d;
+  const char *idx[32]; /* loop indices, innermost last */
+  int nidx;
+  int initial;
+} scope;
+
+static const decl *find_decl(const ast_model *m, const char *name, size_t len) {
+  for (size_t i = 0; i < m->ndecls; i++)
+    if (strlen(m->decls[i].name) == len && memcmp(m->decls[i].name, name, len) == 0)
+      return &m->decls[i];
+  return NULL;
+}
+
+static const char *strip_math(const char *name) {
+  return strncmp(name, "math.", 5) == 0 ? name + 5 : name;
+}
+
+static int is_builtin(const char *name) {
+  name = strip_math(name);
+  for (size_t i = 0; i < NBUILTINS; i++)
+    if (strcmp(builtins[i], name) == 0) return 1;
+  return 0;
+}
+
+static void unknown(scope *s, const node *n, const char *what, int functions) {
+  /* Candidates: declarations and loop indices, or the built-in functions. */
+  size_t nc = 0, cap = s->m->ndecls + (size_t)s->nidx + NBUILTINS + 1;
+  const char **c = malloc(cap * sizeof *c);
+  const char *hint = NULL;
+  if (c) {
+    if (functions) {
+      for (size_t i = 0; i < NBUILTINS; i++) c[nc++] = builtins[i];
+    } else {
+      for (size_t i = 0; i < s->m->ndecls; i++) c[nc++] = s->m->decls[i].name;
+      for (int i = 0; i < s->nidx; i++) c[nc++] = s->idx[i];
+      c[nc++] = "time";
+    }
+    hint = lang_suggest(n->name, c, nc);
+  }
+  if (hint)
+    lang_error(s->d, n->line, n->col, "unknown %s '%s'; did you mean '%s'?", what, n->name, hint);
+  else
+    lang_error(s->d, n->line, n->col, "unknown %s '%s'", what, n->name);
+  free(c);
+}
+
+static void check_expr(scope *s, const node *n);
+
+static void check_ref(scope *s, const node *n) {
+  const char *dot = strchr(n->name, '.');
+  size_t len = dot ? (size_t)(dot - n->name) : strlen(n->name);
+  int found = (len == 4 && memcmp(n->name, "time", 4) == 0 && !dot);
+  for (int i = 0; i < s->nidx && !found; i++)
+    if (strlen(s->idx[i]) == len && memcmp(s->idx[i], n->name, len) == 0) found = 1;
+  if (!found) {
+    const decl *d = find_decl(s->m, n->name, len);
+    if (!d) {
+      unknown(s, n, "variable", 0);
+    } else if (dot && !d->block) {
+      lang_error(s->d, n->line, n->col, "'%.*s' is a variable, not a component: '%s' has no fields",
+                 (int)len, n->name, n->name);
+    }
+  }
+  for (int i = 0; i < n->nkid; i++)
+    if (n->kid[i]->kind != X_COLON) check_expr(s, n->kid[i]);
+}
+
+static void check_expr(scope *s, const node *n) {
+  if (!n) return;
+  switch (n->kind) {
+  case X_REF:
+    check_ref(s, n);
+    return;
+  case X_CALL: {
+    const char *f = strip_math(n->name);
+    int user = 0;
+    for (int i = 0; i < s->m->nfuncs; i++)
+      if (strcmp(s->m->funcs[i], n->name) == 0) user = 1;
+    if (!user && !is_builtin(n->name)) {
+      unknown(s, n, "function", 1);
+    } else if (strcmp(f, "der") == 0) {
+      if (n->nkid != 1 || n->kid[0]->kind != X_REF) {
+        lang_error(s->d, n->line, n->col, "der() takes one variable");
+      } else {
+        const node *r = n->kid[0];
+        const decl *d = find_decl(s->m, r->name, strlen(r->name));
+        if (d && d->kind != D_REAL)
+          lang_error(s->d, r->line, r->col, "der() of '%s', which is %s", r->name,
+                     d->kind == D_PARAM ? "a parameter" : d->kind == D_CONST ? "a constant"
+                     : "a discrete variable");
+      }
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  for (int i = 0; i < n->nkid; i++) check_expr(s, n->kid[i]);
+}
+
+static void check_items(scope *s, const node *list, int stmt);
+
+static void check_item(scope *s, const node *n, int stmt) {
+  switch (n->kind) {
+  case Q_FOR:
+    if (n->nkid > 0) check_expr(s, n->kid[0]);
+    if (s->nidx == 32) {
+      lang_error(s->d, n->line, n->col, "for loops nested more than 32 deep");
+      return;
+    }
+    s->idx[s->nidx++] = n->name ? n->name : "";
+    if (n->nkid > 1) check_items(s, n->kid[1], stmt);
+    s->nidx--;
+    return;
+  case Q_WHEN:
+  case Q_IF:
+    for (int i = 0; i < n->nkid; i++) {
+      if (n->kid[i]->kind == N_LIST)
+        check_items(s, n->kid[i], stmt);
+      else
+        check_expr(s, n->kid[i]);
+    }
+    return;
+  case Q_ASSIGN:
+    if (n->nkid == 2) {
+      const node *l = n->kid[0];
+      check_expr(s, l);
+      if (l->kind == X_REF && !s->initial) {
+        const decl *d = find_decl(s->m, l->name, strlen(l->name));
+        if (d && (d->kind == D_PARAM || d->kind == D_CONST))
+          lang_error(s->d, l->line, l->col, "'%s' is a %s: it can only be set in an initial algorithm",
+                     l->name, d->kind == D_PARAM ? "parameter" : "constant");
+        else if (d && d->kind == D_REAL)
+          lang_error(s->d, l->line, l->col,
+                     "'%s' is continuous: change it with reinit() in a when clause", l->name);
+      }
+      check_expr(s, n->kid[1]);
+    }
+    return;
+  default:
+    for (int i = 0; i < n->nkid; i++) check_expr(s, n->kid[i]);
+  }
+}
+
+static void check_items(scope *s, const node *list, int stmt) {
+  if (!list) return;
+  for (int i = 0; i < list->nkid; i++) check_item(s, list->kid[i], stmt);
+}
+
+int lang_check(const ast_model *m, lang_diag *d) {
+  int before = d->errors;
+  scope s;
+  memset(&s, 0, sizeof s);
+  s.m = m;
+  s.d = d;
+  for (size_t i = 0; i < m->ndecls; i++) {
+    const decl *a = &m->decls[i];
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(m->decls[j].name, a->name) == 0) {
+        lang_error(d, a->line, a->col, "'%s' is declared twice (first at line %d)", a->name,
+                   m->decls[j].line);
+        break;
+      }
+    if (a->dims)
+      for (int k = 0; k < a->dims->nkid; k++) check_expr(&s, a->dims->kid[k]);
+    check_expr(&s, a->value);
+    if (!a->block) check_expr(&s, a->start);
+  }
+  check_items(&s, m->equations, 0);
+  check_items(&s, m->algorithms, 1);
+  s.initial = 1;
+  check_items(&s, m->initial, 1);
+  return d->errors - before;
+}
+
+/* ---- Public entry points --------------------------------------------------------- */
+
+int cdevs_lang_check_text(const char *name, const char *text, size_t len, FILE *diag) {
+  /* The lexer relies on a NUL after the text (strtod). */
+  char *copy = malloc(len + 1);
+  if (!copy) {
+    if (diag) fprintf(diag, "%s: out of memory\n", name);
+    return -1;
+  }
+  memcpy(copy, text, len);
+  copy[len] = 0;
+  lang_src src = {name, copy, len};
+  lang_diag d = {&src, diag, 0, 0};
+  lang_arena *a = arena_new();
+  ast_model m;
+  int n = -1;
+  if (a) {
+    lang_parse(&src, &d, a, &m);
+    if (d.errors == 0) lang_check(&m, &d);
+    n = d.errors;
+  } else if (diag) {
+    fprintf(diag, "%s: out of memory\n", name);
+  }
+  arena_free(a);
+  free(copy);
+  return n;
+}
+
+int cdevs_lang_check_file(const char *path, FILE *diag) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    if (diag) fprintf(diag, "%s: cannot open: %s\n", path, strerror(errno));
+    return -1;
+  }
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  size_t got;
+  while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
+    len += got;
+    if (len == cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (!buf || bad) {
+    if (diag) fprintf(diag, "%s: %s\n", path, buf ? "read error" : "out of memory");
+    free(buf);
+    return -1;
+  }
+  int n = cdevs_lang_check_text(path, buf, len, diag);
+  free(buf);
+  return n;
+}

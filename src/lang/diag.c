@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* Diagnostics with location, the offending line and a caret; name suggestions. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "lang_impl.h"
+
+void lang_error(lang_diag *d, int line, int col, const char *fmt, ...) {
+  d->errors++;
+  if (!d->out) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(d->out, "%s:%d:%d: error: ", d->src->path, line, col);
+  vfprintf(d->out, fmt, ap);
+  fputc('\n', d->out);
+  va_end(ap);
+  /* The source line, tabs kept so the caret lines up. */
+  const char *p = d->src->text, *end = p + d->src->len;
+  for (int l = 1; l < line && p < end; p++)
+    if (*p == '\n') l++;
+  const char *e = p;
+  while (e < end && *e != '\n') e++;
+  fprintf(d->out, "  %.*s\n  ", (int)(e - p), p);
+  for (int c = 1; c < col && p + c - 1 < e; c++) fputc(p[c - 1] == '\t' ? '\t' : ' ', d->out);
+  fputs("^\n", d->out);
+}
+
+static size_t min3(size_t a, size_t b, size_t c) {
+  size_t m = a < b ? a : b;
+  return m < c ? m : c;
+}
+
+/* Levenshtein distance, capped: names longer than 63 characters are not compared. */
+static size_t distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 63 || lb > 63) return 99;
+  size_t row[64];
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t prev = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t cur = row[j];
+      row[j] = min3(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] != b[j - 1]));
+      prev = cur;
+    }
+  }
+  return row[lb];
+}
+
+const char *lang_suggest(const char *name, const char *const *cands, size_t n) {
+  const char *best = NULL;
+  size_t bd = 3;
+  for (size_t i = 0; i < n; i++) {
+    size_t d = distance(name, cands[i]);
+    if (d < bd) bd = d, best = cands[i];
+  }
+  return best;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* The model language front end: tokens, the syntax tree, diagnostics. */
+#ifndef CDEVS_LANG_IMPL_H
+#define CDEVS_LANG_IMPL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cdevs/lang.h"
+
+/* ---- Diagnostics ------------------------------------------------------------------ */
+
+typedef struct lang_src {
+  const char *path;
+  const char *text; /* NUL-terminated */
+  size_t len;
+} lang_src;
+
+typedef struct lang_diag {
+  const lang_src *src;
+  FILE *out; /* NULL: count only */
+  int errors, warnings;
+} lang_diag;
+
+/* "path:line:col: error: message", the source line and a caret under col. */
+void lang_error(lang_diag *d, int line, int col, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* The closest of n candidate names to name (edit distance <= 2), or NULL. */
+const char *lang_suggest(const char *name, const char *const *cands, size_t n);
+
+/* ---- Tokens ----------------------------------------------------------------------- */
+
+typedef enum tok_kind {
+  T_EOF, T_IDENT, T_NUM, T_STRING,
+  T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_LBRACE, T_RBRACE,
+  T_COMMA, T_SEMI, T_COLON, T_DOT, T_EQ, T_ASSIGN,
+  T_PLUS, T_MINUS, T_STAR, T_SLASH, T_CARET,
+  T_LT, T_LE, T_GT, T_GE, T_EQEQ, T_NE,
+  T_BAD
+} tok_kind;
+
+typedef struct token {
+  tok_kind kind;
+  const char *start;
+  size_t len;
+  int line, col;
+  double num;
+} token;
+
+typedef struct lexer {
+  const lang_src *src;
+  lang_diag *diag;
+  const char *p;
+  int line, col;
+} lexer;
+
+void lex_init(lexer *lx, const lang_src *src, lang_diag *diag);
+token lex_next(lexer *lx);
+int tok_is(const token *t, const char *word); /* an identifier or keyword spelled word */
+
+/* ---- Syntax tree ---------------------------------------------------------------------- */
+
+typedef enum node_kind {
+  /* expressions */
+  X_NUM, X_REF, X_CALL, X_BIN, X_NEG, X_NOT, X_IF, X_RANGE, X_ARRAY, X_COLON, X_BOOL,
+  /* equations and statements */
+  Q_EQ,     /* a = b (equation) */
+  Q_ASSIGN, /* a := b (statement) */
+  Q_CALL,   /* reinit(x, e), or another call used as a statement */
+  Q_FOR,    /* for i in range loop body end for */
+  Q_WHEN,   /* when c then body (elsewhen c then body)* end when */
+  Q_IF,     /* if c then body (elseif c then body)* (else body)? end if */
+  Q_CONNECT, /* connect(a, b) */
+  N_LIST    /* a sequence: equations, statements, dimensions */
+} node_kind;
+
+typedef struct node node;
+struct node {
+  node_kind kind;
+  int line, col;
+  int op;           /* X_BIN: the token kind of the operator ('and'/'or' as T_BAD+1/+2) */
+  double num;       /* X_NUM; X_BOOL */
+  const char *name; /* X_REF, X_CALL, Q_FOR (the index) */
+  node **kid;       /* X_REF: subscripts; X_CALL: arguments; X_ARRAY: elements;
+                       X_BIN, Q_EQ, Q_ASSIGN: 2 operands; X_IF, Q_WHEN, Q_IF:
+                       condition, body, condition, body, …, (else body);
+                       X_RANGE: 2 or 3; Q_FOR: range, then body; body: a list node */
+  int nkid;
+  int has_else;     /* X_IF, Q_IF */
+};
+
+#define OP_AND (T_BAD + 1)
+#define OP_OR (T_BAD + 2)
+
+typedef enum decl_kind { D_PARAM, D_CONST, D_DISCRETE, D_REAL, D_INPUT, D_OUTPUT } decl_kind;
+
+typedef struct decl {
+  decl_kind kind;
+  int is_integer, is_boolean;
+  const char *name;
+  int line, col;
+  node *dims;  /* a list of dimension expressions, or NULL for a scalar */
+  node *value; /* = expr */
+  node *start; /* start = expr (modifier) */
+  const char *block; /* a library block type name for component instances, or NULL */
+  node *mods;  /* component modifiers: list of Q_EQ (name = expr) */
+} decl;
+
+typedef struct annot {
+  const char *key;
+  node *value;
+  int line, col;
+} annot;
+
+typedef struct ast_model {
+  const char *name;
+  decl *decls;
+  size_t ndecls, capdecls;
+  node *equations; /* list nodes */
+  node *algorithms;
+  node *initial;
+  annot *annots;
+  size_t nannots, capannots;
+  const char *funcs[64]; /* functions defined in the model (external "C" ones included) */
+  int nfuncs;
+} ast_model;
+
+/* Everything parsed lives in one arena, freed at once. */
+typedef struct lang_arena lang_arena;
+lang_arena *arena_new(void);
+void arena_free(lang_arena *a);
+void *arena_get(lang_arena *a, size_t size);
+
+/* Parses src into m (allocating from a); reports errors to d and recovers where it
+ * can. Returns the number of errors. */
+int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, ast_model *m);
+/* Name checks: every reference names a declaration, a loop index or a built-in. */
+int lang_check(const ast_model *m, lang_diag *d);
+
+#endif

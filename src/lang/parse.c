@@ -1,0 +1,892 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Recursive-descent parser for the model language. On a syntax error it reports the
+ * place, skips to the end of the statement (the next ';' at nesting depth 0, or a
+ * section keyword) and goes on, so one run can report several errors.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang_impl.h"
+
+/* ---- Arena -------------------------------------------------------------------------- */
+
+struct lang_arena {
+  struct chunk {
+    struct chunk *next;
+    size_t used, size;
+    _Alignas(16) unsigned char data[];
+  } *head;
+};
+
+lang_arena *arena_new(void) { return calloc(1, sizeof(lang_arena)); }
+
+void arena_free(lang_arena *a) {
+  if (!a) return;
+  struct chunk *c = a->head;
+  while (c) {
+    struct chunk *n = c->next;
+    free(c);
+    c = n;
+  }
+  free(a);
+}
+
+void *arena_get(lang_arena *a, size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  if (!a->head || a->head->used + size > a->head->size) {
+    size_t cs = size > 65536 ? size : 65536;
+    struct chunk *c = malloc(sizeof *c + cs);
+    if (!c) return NULL;
+    c->next = a->head;
+    c->used = 0;
+    c->size = cs;
+    a->head = c;
+  }
+  void *p = a->head->data + a->head->used;
+  a->head->used += size;
+  memset(p, 0, size);
+  return p;
+}
+
+/* ---- Parser state ------------------------------------------------------------------ */
+
+#define MAX_DEPTH 200
+
+typedef struct parser {
+  lexer lx;
+  token tok, ahead;
+  int have_ahead;
+  lang_diag *d;
+  lang_arena *a;
+  int panic; /* an error was reported in this statement: stay quiet until sync */
+  int depth;
+  int oom;
+} parser;
+
+static void next(parser *p) {
+  if (p->have_ahead) {
+    p->tok = p->ahead;
+    p->have_ahead = 0;
+  } else {
+    p->tok = lex_next(&p->lx);
+  }
+}
+
+static const token *peek(parser *p) {
+  if (!p->have_ahead) {
+    p->ahead = lex_next(&p->lx);
+    p->have_ahead = 1;
+  }
+  return &p->ahead;
+}
+
+static const char *tok_text(const token *t, char *buf, size_t n) {
+  if (t->kind == T_EOF) return "end of file";
+  size_t len = t->len < n - 3 ? t->len : n - 3;
+  snprintf(buf, n, "'%.*s'", (int)len, t->start);
+  return buf;
+}
+
+static void err_at(parser *p, const token *t, const char *fmt, ...) {
+  if (p->panic) return;
+  p->panic = 1;
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  lang_error(p->d, t->line, t->col, "%s", msg);
+}
+
+static void expected(parser *p, const char *what) {
+  char buf[48];
+  err_at(p, &p->tok, "expected %s, found %s", what, tok_text(&p->tok, buf, sizeof buf));
+}
+
+static int accept(parser *p, tok_kind k) {
+  if (p->tok.kind == k) {
+    next(p);
+    return 1;
+  }
+  return 0;
+}
+
+static int accept_word(parser *p, const char *w) {
+  if (tok_is(&p->tok, w)) {
+    next(p);
+    return 1;
+  }
+  return 0;
+}
+
+static int expect(parser *p, tok_kind k, const char *what) {
+  if (accept(p, k)) return 1;
+  expected(p, what);
+  return 0;
+}
+
+static int expect_word(parser *p, const char *w) {
+  if (accept_word(p, w)) return 1;
+  char what[40];
+  snprintf(what, sizeof what, "'%s'", w);
+  expected(p, what);
+  return 0;
+}
+
+static const char *intern(parser *p, const token *t) {
+  size_t n = t->len;
+  const char *s = t->start;
+  if (n >= 2 && s[0] == '\'') s++, n -= 2; /* a quoted name */
+  char *r = arena_get(p->a, n + 1);
+  if (!r) {
+    p->oom = 1;
+    return "";
+  }
+  memcpy(r, s, n);
+  r[n] = 0;
+  return r;
+}
+
+static node *mk(parser *p, node_kind k, const token *at) {
+  node *n = arena_get(p->a, sizeof *n);
+  if (!n) {
+    p->oom = 1;
+    static node dummy;
+    memset(&dummy, 0, sizeof dummy);
+    return &dummy;
+  }
+  n->kind = k;
+  n->line = at->line;
+  n->col = at->col;
+  return n;
+}
+
+static void add(parser *p, node *n, node *kid) {
+  if (p->oom || !kid) return;
+  if ((n->nkid & (n->nkid - 1)) == 0) { /* grow at powers of two */
+    int cap = n->nkid ? 2 * n->nkid : 2;
+    node **k = arena_get(p->a, (size_t)cap * sizeof *k);
+    if (!k) {
+      p->oom = 1;
+      return;
+    }
+    if (n->nkid) memcpy(k, n->kid, (size_t)n->nkid * sizeof *k);
+    n->kid = k;
+  }
+  n->kid[n->nkid++] = kid;
+}
+
+static int is_keyword(const token *t) {
+  static const char *const kw[] = {"model", "end", "equation", "algorithm", "initial", "when",
+                                   "elsewhen", "then", "else", "elseif", "if", "for", "loop",
+                                   "in", "and", "or", "not", "parameter", "constant",
+                                   "discrete", "annotation", "public", "protected", NULL};
+  for (int i = 0; kw[i]; i++)
+    if (tok_is(t, kw[i])) return 1;
+  return 0;
+}
+
+/* Skips to the end of the current statement or declaration. */
+static void sync(parser *p) {
+  int depth = 0;
+  while (p->tok.kind != T_EOF) {
+    if (depth == 0) {
+      if (p->tok.kind == T_SEMI) {
+        next(p);
+        break;
+      }
+      if (tok_is(&p->tok, "equation") || tok_is(&p->tok, "algorithm") ||
+          tok_is(&p->tok, "initial") || tok_is(&p->tok, "end") || tok_is(&p->tok, "annotation"))
+        break;
+    }
+    if (p->tok.kind == T_LPAREN || p->tok.kind == T_LBRACK || p->tok.kind == T_LBRACE) depth++;
+    if ((p->tok.kind == T_RPAREN || p->tok.kind == T_RBRACK || p->tok.kind == T_RBRACE) && depth > 0)
+      depth--;
+    next(p);
+  }
+  p->panic = 0;
+}
+
+/* ---- Expressions ---------------------------------------------------------------------- */
+
+static node *expr(parser *p);
+
+static node *subscripts_or_args(parser *p, node *n, tok_kind close, int allow_colon) {
+  if (p->tok.kind == close) {
+    next(p);
+    return n;
+  }
+  do {
+    if (allow_colon && p->tok.kind == T_COLON &&
+        (peek(p)->kind == T_RBRACK || peek(p)->kind == T_COMMA)) {
+      add(p, n, mk(p, X_COLON, &p->tok));
+      next(p);
+    } else if (close == T_RPAREN && p->tok.kind == T_IDENT && peek(p)->kind == T_EQ) {
+      /* a named argument (modifier style): name = expr */
+      node *eq = mk(p, Q_EQ, &p->tok);
+      node *r = mk(p, X_REF, &p->tok);
+      r->name = intern(p, &p->tok);
+      next(p);
+      next(p);
+      add(p, eq, r);
+      add(p, eq, expr(p));
+      add(p, n, eq);
+    } else {
+      add(p, n, expr(p));
+    }
+  } while (accept(p, T_COMMA));
+  expect(p, close, close == T_RBRACK ? "']'" : close == T_RBRACE ? "'}'" : "')'");
+  return n;
+}
+
+static node *primary(parser *p) {
+  token t = p->tok;
+  char buf[48];
+  if (t.kind == T_NUM) {
+    next(p);
+    node *n = mk(p, X_NUM, &t);
+    n->num = t.num;
+    return n;
+  }
+  if (tok_is(&t, "true") || tok_is(&t, "false")) {
+    next(p);
+    node *n = mk(p, X_BOOL, &t);
+    n->num = tok_is(&t, "true");
+    return n;
+  }
+  if (t.kind == T_STRING) {
+    next(p);
+    return mk(p, X_NUM, &t); /* strings only appear in annotations */
+  }
+  if (accept(p, T_LPAREN)) {
+    node *e = expr(p);
+    expect(p, T_RPAREN, "')'");
+    return e;
+  }
+  if (accept(p, T_LBRACE)) {
+    node *n = mk(p, X_ARRAY, &t);
+    return subscripts_or_args(p, n, T_RBRACE, 1);
+  }
+  if (t.kind == T_IDENT && !is_keyword(&t)) {
+    next(p);
+    /* A dotted name: a.b.c (component ports, library names, math.sin). */
+    char name[256];
+    size_t len = 0;
+    const char *first = intern(p, &t);
+    len = (size_t)snprintf(name, sizeof name, "%s", first);
+    while (p->tok.kind == T_DOT && peek(p)->kind == T_IDENT) {
+      next(p);
+      const char *part = intern(p, &p->tok);
+      if (len < sizeof name) len += (size_t)snprintf(name + len, sizeof name - len, ".%s", part);
+      next(p);
+    }
+    if (len >= sizeof name) {
+      err_at(p, &t, "name too long");
+      len = sizeof name - 1;
+    }
+    char *nm = arena_get(p->a, len + 1);
+    if (!nm) {
+      p->oom = 1;
+      return mk(p, X_NUM, &t);
+    }
+    memcpy(nm, name, len + 1);
+    if (accept(p, T_LPAREN)) {
+      node *n = mk(p, X_CALL, &t);
+      n->name = nm;
+      return subscripts_or_args(p, n, T_RPAREN, 0);
+    }
+    node *n = mk(p, X_REF, &t);
+    n->name = nm;
+    if (accept(p, T_LBRACK)) subscripts_or_args(p, n, T_RBRACK, 1);
+    return n;
+  }
+  err_at(p, &t, "expected an expression, found %s", tok_text(&t, buf, sizeof buf));
+  node *n = mk(p, X_NUM, &t);
+  if (t.kind != T_EOF && t.kind != T_SEMI) next(p);
+  return n;
+}
+
+static node *unary(parser *p);
+
+static node *power(parser *p) {
+  node *l = primary(p);
+  if (p->tok.kind == T_CARET) {
+    token t = p->tok;
+    next(p);
+    node *n = mk(p, X_BIN, &t);
+    n->op = T_CARET;
+    add(p, n, l);
+    add(p, n, unary(p));
+    return n;
+  }
+  return l;
+}
+
+static node *unary(parser *p) {
+  if (++p->depth > MAX_DEPTH) {
+    err_at(p, &p->tok, "expression nested too deeply");
+    p->depth--;
+    return mk(p, X_NUM, &p->tok);
+  }
+  node *r;
+  token t = p->tok;
+  if (accept(p, T_MINUS)) {
+    r = mk(p, X_NEG, &t);
+    add(p, r, unary(p));
+  } else if (accept(p, T_PLUS)) {
+    r = unary(p);
+  } else {
+    r = power(p);
+  }
+  p->depth--;
+  return r;
+}
+
+static node *binary(parser *p, node *l, const token *t, int op, node *r) {
+  node *n = mk(p, X_BIN, t);
+  n->op = op;
+  add(p, n, l);
+  add(p, n, r);
+  return n;
+}
+
+static node *term(parser *p) {
+  node *l = unary(p);
+  while (p->tok.kind == T_STAR || p->tok.kind == T_SLASH) {
+    token t = p->tok;
+    next(p);
+    l = binary(p, l, &t, t.kind, unary(p));
+  }
+  return l;
+}
+
+static node *arith(parser *p) {
+  node *l = term(p);
+  while (p->tok.kind == T_PLUS || p->tok.kind == T_MINUS) {
+    token t = p->tok;
+    next(p);
+    l = binary(p, l, &t, t.kind, term(p));
+  }
+  return l;
+}
+
+static node *relation(parser *p) {
+  node *l = arith(p);
+  tok_kind k = p->tok.kind;
+  if (k == T_LT || k == T_LE || k == T_GT || k == T_GE || k == T_EQEQ || k == T_NE) {
+    token t = p->tok;
+    next(p);
+    l = binary(p, l, &t, k, arith(p));
+  }
+  return l;
+}
+
+/* Every recursive path passes here or through unary(): a bound on the nesting keeps
+ * hostile input from exhausting the stack. */
+static int deeper(parser *p) {
+  if (p->depth >= MAX_DEPTH) {
+    err_at(p, &p->tok, "expression nested too deeply");
+    return 0;
+  }
+  p->depth++;
+  return 1;
+}
+
+static node *logic_not(parser *p) {
+  token t = p->tok;
+  if (accept_word(p, "not")) {
+    node *n = mk(p, X_NOT, &t);
+    if (!deeper(p)) return n;
+    add(p, n, logic_not(p));
+    p->depth--;
+    return n;
+  }
+  return relation(p);
+}
+
+static node *logic_and(parser *p) {
+  node *l = logic_not(p);
+  while (tok_is(&p->tok, "and")) {
+    token t = p->tok;
+    next(p);
+    l = binary(p, l, &t, OP_AND, logic_not(p));
+  }
+  return l;
+}
+
+static node *logic_or(parser *p) {
+  node *l = logic_and(p);
+  while (tok_is(&p->tok, "or")) {
+    token t = p->tok;
+    next(p);
+    l = binary(p, l, &t, OP_OR, logic_and(p));
+  }
+  return l;
+}
+
+static node *range(parser *p) {
+  node *l = logic_or(p);
+  if (p->tok.kind == T_COLON) {
+    token t = p->tok;
+    next(p);
+    node *n = mk(p, X_RANGE, &t);
+    add(p, n, l);
+    add(p, n, logic_or(p));
+    if (accept(p, T_COLON)) add(p, n, logic_or(p)); /* a:step:b */
+    return n;
+  }
+  return l;
+}
+
+static node *expr_inner(parser *p);
+
+static node *expr(parser *p) {
+  if (!deeper(p)) return mk(p, X_NUM, &p->tok);
+  node *n = expr_inner(p);
+  p->depth--;
+  return n;
+}
+
+static node *expr_inner(parser *p) {
+  token t = p->tok;
+  if (accept_word(p, "if")) {
+    node *n = mk(p, X_IF, &t);
+    add(p, n, expr(p));
+    expect_word(p, "then");
+    add(p, n, expr(p));
+    while (accept_word(p, "elseif")) {
+      add(p, n, expr(p));
+      expect_word(p, "then");
+      add(p, n, expr(p));
+    }
+    expect_word(p, "else");
+    add(p, n, expr(p));
+    n->has_else = 1;
+    return n;
+  }
+  return range(p);
+}
+
+/* ---- Equations and statements ---------------------------------------------------- */
+
+static int section_end(const parser *p) {
+  return p->tok.kind == T_EOF || tok_is(&p->tok, "end") || tok_is(&p->tok, "equation") ||
+         tok_is(&p->tok, "algorithm") || tok_is(&p->tok, "initial") ||
+         tok_is(&p->tok, "annotation") || tok_is(&p->tok, "public") || tok_is(&p->tok, "protected");
+}
+
+static node *item(parser *p, int stmt);
+
+/* Items until one of the words (or the end of a section), into a list. */
+static node *body(parser *p, int stmt, const char *const *stop) {
+  node *list = mk(p, N_LIST, &p->tok);
+  for (;;) {
+    for (int i = 0; stop[i]; i++)
+      if (tok_is(&p->tok, stop[i])) return list;
+    if (section_end(p) && !tok_is(&p->tok, "end")) return list;
+    if (tok_is(&p->tok, "end") || p->tok.kind == T_EOF) return list;
+    add(p, list, item(p, stmt));
+  }
+}
+
+static void skip_parens(parser *p);
+
+/* An annotation on an equation or statement (QSS Solver writes them after
+ * `end when`): skipped. */
+static void skip_annotation(parser *p) {
+  if (tok_is(&p->tok, "annotation") && peek(p)->kind == T_LPAREN) {
+    next(p);
+    skip_parens(p);
+  }
+}
+
+static void end_block(parser *p, const char *word) {
+  if (expect_word(p, "end") && !accept_word(p, word)) {
+    char what[40];
+    snprintf(what, sizeof what, "'end %s'", word);
+    expected(p, what);
+  }
+  skip_annotation(p);
+  expect(p, T_SEMI, "';'");
+}
+
+static node *item_inner(parser *p, int stmt);
+
+static node *item(parser *p, int stmt) {
+  if (!deeper(p)) {
+    node *n = mk(p, N_LIST, &p->tok);
+    sync(p);
+    return n;
+  }
+  node *n = item_inner(p, stmt);
+  p->depth--;
+  return n;
+}
+
+static node *item_inner(parser *p, int stmt) {
+  token t = p->tok;
+  node *n;
+  if (accept_word(p, "for")) {
+    /* for i in r1, j in r2 loop … is for i in r1 loop for j in r2 loop … */
+    n = mk(p, Q_FOR, &t);
+    node *inner = n;
+    for (;;) {
+      if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
+        expected(p, "a loop index");
+      } else {
+        inner->name = intern(p, &p->tok);
+        next(p);
+      }
+      expect_word(p, "in");
+      add(p, inner, expr(p));
+      if (!accept(p, T_COMMA)) break;
+      node *list = mk(p, N_LIST, &p->tok), *f = mk(p, Q_FOR, &p->tok);
+      add(p, list, f);
+      add(p, inner, list);
+      inner = f;
+    }
+    expect_word(p, "loop");
+    static const char *const stop[] = {NULL};
+    add(p, inner, body(p, stmt, stop));
+    end_block(p, "for");
+  } else if (accept_word(p, "when")) {
+    n = mk(p, Q_WHEN, &t);
+    static const char *const stop[] = {"elsewhen", NULL};
+    do {
+      add(p, n, expr(p));
+      expect_word(p, "then");
+      add(p, n, body(p, stmt, stop));
+    } while (accept_word(p, "elsewhen"));
+    end_block(p, "when");
+  } else if (accept_word(p, "if")) {
+    n = mk(p, Q_IF, &t);
+    static const char *const stop[] = {"elseif", "else", NULL};
+    do {
+      add(p, n, expr(p));
+      expect_word(p, "then");
+      add(p, n, body(p, stmt, stop));
+    } while (accept_word(p, "elseif"));
+    if (accept_word(p, "else")) {
+      static const char *const none[] = {NULL};
+      add(p, n, body(p, stmt, none));
+      n->has_else = 1;
+    }
+    end_block(p, "if");
+  } else if (tok_is(&t, "connect") && peek(p)->kind == T_LPAREN) {
+    next(p);
+    next(p);
+    n = mk(p, Q_CONNECT, &t);
+    add(p, n, expr(p));
+    expect(p, T_COMMA, "','");
+    add(p, n, expr(p));
+    expect(p, T_RPAREN, "')'");
+    expect(p, T_SEMI, "';'");
+  } else {
+    node *l = expr(p);
+    if (l->kind == X_CALL && p->tok.kind == T_SEMI) {
+      n = mk(p, Q_CALL, &t);
+      add(p, n, l);
+    } else if (stmt) {
+      n = mk(p, Q_ASSIGN, &t);
+      if (!accept(p, T_ASSIGN)) {
+        if (p->tok.kind == T_EQ)
+          err_at(p, &p->tok, "use ':=' for an assignment in an algorithm section");
+        else
+          expected(p, "':='");
+      }
+      add(p, n, l);
+      add(p, n, expr(p));
+    } else {
+      n = mk(p, Q_EQ, &t);
+      if (!accept(p, T_EQ)) {
+        if (p->tok.kind == T_ASSIGN)
+          err_at(p, &p->tok, "use '=' in an equation section (':=' is for algorithms)");
+        else
+          expected(p, "'='");
+      }
+      add(p, n, l);
+      add(p, n, expr(p));
+    }
+    skip_annotation(p);
+    expect(p, T_SEMI, "';'");
+  }
+  if (p->panic) sync(p);
+  return n;
+}
+
+/* ---- Declarations and annotations ----------------------------------------------- */
+
+static decl *new_decl(parser *p, ast_model *m) {
+  if (m->ndecls == m->capdecls) {
+    size_t cap = m->capdecls ? 2 * m->capdecls : 16;
+    decl *d = arena_get(p->a, cap * sizeof *d);
+    if (!d) {
+      p->oom = 1;
+      return NULL;
+    }
+    if (m->ndecls) memcpy(d, m->decls, m->ndecls * sizeof *d);
+    m->decls = d;
+    m->capdecls = cap;
+  }
+  decl *d = &m->decls[m->ndecls++];
+  memset(d, 0, sizeof *d);
+  return d;
+}
+
+static void skip_comment(parser *p) {
+  while (p->tok.kind == T_STRING) next(p);
+}
+
+/* Skips a parenthesised annotation on a declaration. */
+static void skip_parens(parser *p) {
+  int depth = 0;
+  do {
+    if (p->tok.kind == T_LPAREN) depth++;
+    if (p->tok.kind == T_RPAREN) depth--;
+    if (p->tok.kind == T_EOF) return;
+    next(p);
+  } while (depth > 0);
+}
+
+/* (start = e, fixed = true, each x0 = 1, …) */
+static void modifiers(parser *p, decl *d) {
+  d->mods = mk(p, N_LIST, &p->tok);
+  if (accept(p, T_RPAREN)) return;
+  do {
+    accept_word(p, "each");
+    accept_word(p, "final");
+    if (p->tok.kind != T_IDENT) {
+      expected(p, "a modifier name");
+      return;
+    }
+    token t = p->tok;
+    next(p);
+    if (!expect(p, T_EQ, "'='")) return;
+    node *e = expr(p);
+    if (tok_is(&t, "start"))
+      d->start = e;
+    node *eq = mk(p, Q_EQ, &t);
+    node *r = mk(p, X_REF, &t);
+    r->name = intern(p, &t);
+    add(p, eq, r);
+    add(p, eq, e);
+    add(p, d->mods, eq);
+  } while (accept(p, T_COMMA));
+  expect(p, T_RPAREN, "')'");
+}
+
+static void declaration(parser *p, ast_model *m) {
+  decl_kind kind = D_REAL;
+  int is_discrete = 0;
+  for (;;) {
+    if (accept_word(p, "parameter")) kind = D_PARAM;
+    else if (accept_word(p, "constant")) kind = D_CONST;
+    else if (accept_word(p, "discrete")) is_discrete = 1;
+    else if (accept_word(p, "input")) kind = D_INPUT;
+    else if (accept_word(p, "output")) kind = D_OUTPUT;
+    else if (accept_word(p, "flow") || accept_word(p, "each") || accept_word(p, "final")) continue;
+    else break;
+  }
+  if (is_discrete && kind == D_REAL) kind = D_DISCRETE;
+  if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
+    expected(p, "a type name");
+    sync(p);
+    return;
+  }
+  token type = p->tok;
+  char tname[128];
+  size_t tl = (size_t)snprintf(tname, sizeof tname, "%.*s", (int)type.len, type.start);
+  next(p);
+  while (p->tok.kind == T_DOT && peek(p)->kind == T_IDENT) {
+    next(p);
+    if (tl < sizeof tname)
+      tl += (size_t)snprintf(tname + tl, sizeof tname - tl, ".%.*s", (int)p->tok.len, p->tok.start);
+    next(p);
+  }
+  int is_int = !strcmp(tname, "Integer"), is_bool = !strcmp(tname, "Boolean");
+  const char *block = NULL;
+  if (strcmp(tname, "Real") && !is_int && !is_bool) {
+    char *b = arena_get(p->a, strlen(tname) + 1);
+    if (!b) {
+      p->oom = 1;
+      return;
+    }
+    strcpy(b, tname);
+    block = b;
+  }
+  do {
+    if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
+      expected(p, "a variable name");
+      break;
+    }
+    decl *d = new_decl(p, m);
+    if (!d) return;
+    d->kind = kind;
+    d->is_integer = is_int;
+    d->is_boolean = is_bool;
+    d->block = block;
+    d->name = intern(p, &p->tok);
+    d->line = p->tok.line;
+    d->col = p->tok.col;
+    next(p);
+    if (accept(p, T_LBRACK)) {
+      d->dims = mk(p, N_LIST, &p->tok);
+      subscripts_or_args(p, d->dims, T_RBRACK, 1);
+    }
+    if (accept(p, T_LPAREN)) modifiers(p, d);
+    if (accept(p, T_EQ)) d->value = expr(p);
+    skip_comment(p);
+    if (tok_is(&p->tok, "annotation")) {
+      next(p);
+      skip_parens(p);
+    }
+  } while (!p->panic && accept(p, T_COMMA));
+  if (!p->panic) expect(p, T_SEMI, "';'");
+  if (p->panic) sync(p);
+}
+
+static void annot_add(parser *p, ast_model *m, const token *key, node *value) {
+  if (m->nannots == m->capannots) {
+    size_t cap = m->capannots ? 2 * m->capannots : 16;
+    annot *a = arena_get(p->a, cap * sizeof *a);
+    if (!a) {
+      p->oom = 1;
+      return;
+    }
+    if (m->nannots) memcpy(a, m->annots, m->nannots * sizeof *a);
+    m->annots = a;
+    m->capannots = cap;
+  }
+  annot *a = &m->annots[m->nannots++];
+  a->key = intern(p, key);
+  a->value = value;
+  a->line = key->line;
+  a->col = key->col;
+}
+
+/* annotation(experiment(StartTime = 0, …), …): keeps the innermost key = value pairs. */
+static void annotation_args(parser *p, ast_model *m) {
+  if (accept(p, T_RPAREN)) return;
+  do {
+    if (p->tok.kind != T_IDENT) {
+      expected(p, "an annotation name");
+      return;
+    }
+    token key = p->tok;
+    next(p);
+    if (accept(p, T_LPAREN)) {
+      annotation_args(p, m);
+      if (p->panic) return;
+    } else if (accept(p, T_EQ)) {
+      annot_add(p, m, &key, expr(p));
+    }
+  } while (accept(p, T_COMMA));
+  expect(p, T_RPAREN, "')'");
+}
+
+int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, ast_model *m) {
+  parser P;
+  memset(&P, 0, sizeof P);
+  parser *p = &P;
+  p->d = d;
+  p->a = a;
+  memset(m, 0, sizeof *m);
+  lex_init(&p->lx, src, d);
+  next(p);
+  int errors0 = d->errors;
+  while (accept_word(p, "within")) sync(p);
+  if (!accept_word(p, "model") && !accept_word(p, "class") && !accept_word(p, "block")) {
+    expected(p, "'model'");
+    return d->errors - errors0;
+  }
+  if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
+    expected(p, "the model's name");
+    return d->errors - errors0;
+  }
+  token name = p->tok;
+  m->name = intern(p, &name);
+  next(p);
+  skip_comment(p);
+  node **section = NULL;
+  int stmt = 0;
+  m->equations = mk(p, N_LIST, &name);
+  m->algorithms = mk(p, N_LIST, &name);
+  m->initial = mk(p, N_LIST, &name);
+  while (p->tok.kind != T_EOF && !p->oom) {
+    if (tok_is(&p->tok, "end")) break;
+    if (accept_word(p, "equation")) {
+      section = &m->equations, stmt = 0;
+    } else if (accept_word(p, "algorithm")) {
+      section = &m->algorithms, stmt = 1;
+    } else if (accept_word(p, "initial")) {
+      if (accept_word(p, "algorithm"))
+        section = &m->initial, stmt = 1;
+      else if (accept_word(p, "equation"))
+        section = &m->initial, stmt = 0;
+      else {
+        expected(p, "'algorithm' or 'equation' after 'initial'");
+        sync(p);
+      }
+    } else if (accept_word(p, "public") || accept_word(p, "protected")) {
+      section = NULL;
+    } else if (accept_word(p, "annotation")) {
+      if (expect(p, T_LPAREN, "'('")) annotation_args(p, m);
+      if (!p->panic) expect(p, T_SEMI, "';'");
+      if (p->panic) sync(p);
+    } else if (accept_word(p, "import")) {
+      sync(p);
+    } else if (accept_word(p, "function")) {
+      /* Functions (external "C" ones in QSS Solver's models) are recorded by name and
+       * skipped: their bodies are not part of the language yet. */
+      if (p->tok.kind != T_IDENT) {
+        expected(p, "a function name");
+        sync(p);
+        continue;
+      }
+      token fname = p->tok;
+      if (m->nfuncs < 64) m->funcs[m->nfuncs++] = intern(p, &fname);
+      next(p);
+      while (p->tok.kind != T_EOF &&
+             !(tok_is(&p->tok, "end") && peek(p)->kind == T_IDENT && peek(p)->len == fname.len &&
+               memcmp(peek(p)->start, fname.start, fname.len) == 0))
+        next(p);
+      if (p->tok.kind == T_EOF) {
+        err_at(p, &fname, "function '%.*s' has no 'end %.*s;'", (int)fname.len, fname.start,
+               (int)fname.len, fname.start);
+        break;
+      }
+      next(p);
+      next(p);
+      expect(p, T_SEMI, "';'");
+      if (p->panic) sync(p);
+    } else if (section) {
+      add(p, *section, item(p, stmt));
+    } else {
+      declaration(p, m);
+    }
+  }
+  if (p->oom) {
+    lang_error(d, p->tok.line, p->tok.col, "out of memory");
+    return d->errors - errors0;
+  }
+  if (expect_word(p, "end")) {
+    if (p->tok.kind == T_IDENT) {
+      if (strlen(m->name) != p->tok.len || memcmp(m->name, p->tok.start, p->tok.len) != 0) {
+        char buf[48];
+        err_at(p, &p->tok, "the model is '%s' but ends with %s", m->name, tok_text(&p->tok, buf, sizeof buf));
+      }
+      next(p);
+    } else {
+      expected(p, "the model's name after 'end'");
+    }
+    if (!p->panic) expect(p, T_SEMI, "';'");
+    p->panic = 0;
+    if (p->tok.kind != T_EOF) {
+      char buf[48];
+      err_at(p, &p->tok, "unexpected %s after the end of the model", tok_text(&p->tok, buf, sizeof buf));
+    }
+  }
+  return d->errors - errors0;
+}
