@@ -10,6 +10,7 @@
 #include "lang.h"
 #include "model.h"
 #include "qss.h"
+#include "results.h"
 #include "sim.h"
 #include "status.h"
 #include "taylor.h"

@@ -3,8 +3,11 @@
 #ifndef CDEVS_LANG_H
 #define CDEVS_LANG_H
 
+#include <stdint.h>
 #include <stdio.h>
 
+#include "model.h"
+#include "qss.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -20,6 +23,53 @@ extern "C" {
 int cdevs_lang_check_file(const char *path, FILE *diag);
 /* The same for text in memory; name is used in the diagnostics. */
 int cdevs_lang_check_text(const char *name, const char *text, size_t len, FILE *diag);
+
+/* ---- Equation models ------------------------------------------------------------- */
+
+/* A model file compiled into an equation system, ready to be added to a simulation. */
+typedef struct cdevs_mo cdevs_mo;
+
+/*
+ * Loads, checks and compiles a model file (states, algebraic variables, when clauses,
+ * the initial algorithm, the experiment annotation). Diagnostics as for
+ * cdevs_lang_check_file. Returns the number of errors (*out set only when 0), or -1
+ * when the file cannot be read.
+ */
+int cdevs_mo_load(const char *path, FILE *diag, cdevs_mo **out);
+void cdevs_mo_free(cdevs_mo *mo);
+
+/* The experiment annotation, with defaults for what it leaves out (0 to 1, QSS3,
+ * Tolerance 1e-3, AbsTolerance 1e-6). */
+typedef struct cdevs_mo_experiment {
+  double start, stop, tol, abstol;
+  cdevs_qss_method method;
+} cdevs_mo_experiment;
+void cdevs_mo_experiment_get(const cdevs_mo *mo, cdevs_mo_experiment *e);
+
+/* The variables written as results: MMO_Output's, or every state (at most 64) when the
+ * model names none. cdevs_mo_select_outputs replaces them by a comma-separated list of
+ * names such as "x[1],y,v[2]"; it returns 0, or -1 with a message on diag. */
+size_t cdevs_mo_output_count(const cdevs_mo *mo);
+const char *cdevs_mo_output_name(const cdevs_mo *mo, size_t i);
+int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag);
+size_t cdevs_mo_state_count(const cdevs_mo *mo);
+
+/*
+ * Adds the model to parent as one atomic model named name, integrated by method with
+ * ΔQrel = tol and ΔQmin = abstol. Its output ports are the outputs, in order, named
+ * after the variables; each emits a Taylor value when the variable changes. mo must
+ * outlive every simulator built from it.
+ */
+cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo,
+                          cdevs_qss_method method, double tol, double abstol);
+
+/* Counters of a running model, from its state (cdevs_sim_state). */
+typedef struct cdevs_mo_stats {
+  uint64_t steps;     /* requantizations */
+  uint64_t crossings; /* zero crossings handled */
+  uint64_t reinits;
+} cdevs_mo_stats;
+void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st);
 
 #ifdef __cplusplus
 }

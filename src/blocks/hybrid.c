@@ -11,7 +11,7 @@
 #include <math.h>
 
 #include "cdevs/continuous.h"
-#include "crossing.h"
+#include "qss/crossing.h"
 #include "signal.h"
 
 typedef struct hyb_state {

@@ -43,6 +43,9 @@ static int usage(FILE *f) {
           "  bench flyback|stiff|lcline [--method QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3|CVODE]\n"
           "        [--n N] [--dqrel R] [--dqmin A] [--tol R] [--stop T]\n"
           "      run a QSS benchmark, print one line of figures\n"
+          "  run MODEL.mo [--stop T] [--method M] [--tol R] [--abstol A] [--out F.csv]\n"
+          "        [--vars a,b] [--step H] [--plot F.svg|.png] [--quiet]\n"
+          "      simulate an equation model with QSS; a summary line goes to stderr\n"
           "  check MODEL.mo\n"
           "      parse and check a model file; errors as file:line:col with the line\n"
           "  --version   print the version\n"
@@ -695,6 +698,138 @@ static int cmd_bench(opts *o) {
   return 0;
 }
 
+/* ---- run ----------------------------------------------------------------------------- */
+
+static int plot_results(const char *csv, const char *out, const char *title, size_t ncols) {
+  const char *dot = strrchr(out, '.');
+  const char *term = dot && strcmp(dot, ".png") == 0 ? "pngcairo size 900,500" : "svg size 900,500";
+  FILE *p = popen("gnuplot 2>&1", "w");
+  if (!p) return -1;
+  fprintf(p,
+          "set terminal %s\nset output '%s'\nset datafile separator ','\n"
+          "set key autotitle columnhead outside right\nset xlabel 'time'\n"
+          "set title '%s' noenhanced\nset key noenhanced\n"
+          "plot for [i=2:%zu] '%s' using 1:i with lines lw 1.5\n",
+          term, out, title, ncols + 1, csv);
+  return pclose(p) == 0 ? 0 : -1;
+}
+
+static int cmd_run(opts *o) {
+  const char *path = NULL, *out = NULL, *plot = NULL, *vars = NULL, *v;
+  double stop = NAN, tol = NAN, abstol = NAN, step = 0.0;
+  cdevs_qss_method method = 0;
+  int quiet = 0;
+  for (o->i = 2; o->i < o->argc; o->i++) {
+    if (o->argv[o->i][0] != '-') {
+      if (path) return bad_opt(o, "more than one model file:");
+      path = o->argv[o->i];
+    } else if (is_opt(o, "--stop")) {
+      if (parse_double(opt_value(o, "--stop"), &stop)) return bad_opt(o, "--stop needs a time, got");
+    } else if (is_opt(o, "--method")) {
+      if (!(v = opt_value(o, "--method")) || cdevs_qss_method_parse(v, &method))
+        return bad_opt(o, "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3, got");
+    } else if (is_opt(o, "--tol")) {
+      if (parse_double(opt_value(o, "--tol"), &tol) || !(tol >= 0)) return bad_opt(o, "--tol needs a value >= 0, got");
+    } else if (is_opt(o, "--abstol")) {
+      if (parse_double(opt_value(o, "--abstol"), &abstol) || !(abstol > 0))
+        return bad_opt(o, "--abstol needs a value > 0, got");
+    } else if (is_opt(o, "--step")) {
+      if (parse_double(opt_value(o, "--step"), &step) || !(step > 0)) return bad_opt(o, "--step needs a time > 0, got");
+    } else if (is_opt(o, "--out")) {
+      if (!(out = opt_value(o, "--out"))) return bad_opt(o, "--out needs a file");
+      const char *dot = strrchr(out, '.');
+      if (!dot || strcmp(dot, ".csv") != 0) {
+        fprintf(stderr, "cdevs run: --out %s: only .csv results are written yet\n", out);
+        return 2;
+      }
+    } else if (is_opt(o, "--vars")) {
+      if (!(vars = opt_value(o, "--vars"))) return bad_opt(o, "--vars needs names");
+    } else if (is_opt(o, "--plot")) {
+      if (!(plot = opt_value(o, "--plot"))) return bad_opt(o, "--plot needs a file");
+    } else if (is_opt(o, "--quiet")) {
+      quiet = 1;
+    } else {
+      return bad_opt(o, "unknown option");
+    }
+  }
+  if (!path) {
+    fprintf(stderr, "usage: cdevs run MODEL.mo [--stop T] [--method M] [--tol R] [--abstol A]\n"
+                    "                 [--out FILE.csv] [--vars a,b] [--step H] [--plot FILE.svg] [--quiet]\n");
+    return 2;
+  }
+  if (!out) out = plot ? "results.csv" : NULL;
+  int prc = check_plot_args(out, plot);
+  if (prc) return prc;
+  cdevs_mo *mo;
+  int n = cdevs_mo_load(path, stderr, &mo);
+  if (n) {
+    if (n > 0) fprintf(stderr, "%s: %d error%s\n", path, n, n == 1 ? "" : "s");
+    return 1;
+  }
+  if (vars && cdevs_mo_select_outputs(mo, vars, stderr)) {
+    cdevs_mo_free(mo);
+    return 2;
+  }
+  cdevs_mo_experiment e;
+  cdevs_mo_experiment_get(mo, &e);
+  if (!isnan(stop)) e.stop = stop;
+  if (!isnan(tol)) e.tol = tol;
+  if (!isnan(abstol)) e.abstol = abstol;
+  if (method) e.method = method;
+  if (!(e.stop > e.start)) {
+    fprintf(stderr, "cdevs run: the stop time %g is not after the start time %g\n", e.stop, e.start);
+    cdevs_mo_free(mo);
+    return 2;
+  }
+  cdevs_model *root = cdevs_root_new(NULL, "run");
+  cdevs_model *m = cdevs_mo_add(root, "model", mo, e.method, e.tol, e.abstol);
+  cdevs_sim_opts so = cdevs_sim_opts_default();
+  so.t0 = e.start;
+  cdevs_sim *sim = NULL;
+  cdevs_status st = cdevs_sim_new(root, &so, &sim);
+  if (st) {
+    fprintf(stderr, "cdevs run: %s\n", cdevs_model_errmsg(root)[0] ? cdevs_model_errmsg(root) : cdevs_strerror(st));
+    cdevs_model_free(root);
+    cdevs_mo_free(mo);
+    return 1;
+  }
+  cdevs_results *res = NULL;
+  if (out && (st = cdevs_results_open(sim, m, out, step, &res)))
+    fprintf(stderr, "cdevs run: cannot write %s: %s\n", out, cdevs_strerror(st));
+  double t0 = now_s();
+  if (!st) st = cdevs_sim_run(sim, e.stop);
+  double wall = now_s() - t0;
+  int rc = 0;
+  if (st) {
+    fprintf(stderr, "cdevs run: %s\n", cdevs_sim_errmsg(sim)[0] ? cdevs_sim_errmsg(sim) : cdevs_strerror(st));
+    rc = 1;
+  }
+  /* Results up to where the run got, also after an error. */
+  if (cdevs_results_close(res, st ? cdevs_sim_time(sim) : e.stop, 1)) {
+    fprintf(stderr, "cdevs run: writing %s failed\n", out);
+    rc = 1;
+  }
+  cdevs_mo_stats ms;
+  cdevs_mo_stats_get(cdevs_sim_state(sim, m), &ms);
+  fprintf(stderr, "summary: method=%s states=%zu transitions=%llu zero_crossings=%llu wall_s=%.3f events_per_s=%.0f\n",
+          cdevs_qss_method_name(e.method), cdevs_mo_state_count(mo), (unsigned long long)ms.steps,
+          (unsigned long long)ms.crossings, wall, wall > 0 ? (double)(ms.steps + ms.crossings) / wall : 0.0);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  if (!rc && plot) {
+    if (plot_results(out, plot, path, cdevs_mo_output_count(mo))) {
+      fprintf(stderr, "cdevs run: gnuplot failed to draw %s\n", plot);
+      rc = 1;
+    } else if (!quiet) {
+      fprintf(stderr, "wrote %s and %s\n", out, plot);
+    }
+  } else if (!rc && out && !quiet) {
+    fprintf(stderr, "wrote %s\n", out);
+  }
+  cdevs_mo_free(mo);
+  return rc;
+}
+
 /* ---- check --------------------------------------------------------------------------- */
 
 static int cmd_check(opts *o) {
@@ -725,6 +860,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "example")) return cmd_example(&o);
   if (!strcmp(argv[1], "bench")) return cmd_bench(&o);
   if (!strcmp(argv[1], "check")) return cmd_check(&o);
+  if (!strcmp(argv[1], "run")) return cmd_run(&o);
   fprintf(stderr, "cdevs: unknown command '%s'\n", argv[1]);
   return usage(stderr);
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Exact level crossings of a polynomial signal, shared by the hybrid blocks. */
-#ifndef CDEVS_BLOCKS_CROSSING_H
-#define CDEVS_BLOCKS_CROSSING_H
+/* Exact level crossings of a polynomial signal: hybrid blocks and zero-crossing functions. */
+#ifndef CDEVS_QSS_CROSSING_H
+#define CDEVS_QSS_CROSSING_H
 
 #include <math.h>
 
 #include "cdevs/taylor.h"
-#include "qss/qss_impl.h"
+#include "qss_impl.h"
 
 /* The side of 0 the series is on at τ = 0+: the sign of its value, or of its first
  * non-zero derivative when the value is 0. 0 for the zero series. */

@@ -1,0 +1,1272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Compiles a checked syntax tree into an equation system (src/qss/system.h):
+ * constants and array sizes are evaluated, for loops unrolled, each scalar variable
+ * classified (state: it appears in der(); algebraic: an equation defines it;
+ * discrete; parameter), the initial algorithm run, expressions turned into bytecode,
+ * algebraic equations sorted by dependency, and when clauses turned into
+ * zero-crossing functions with handlers.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdevs/continuous.h"
+#include "cdevs/lang.h"
+#include "lang_impl.h"
+#include "qss/system.h"
+
+enum vclass { V_CONST, V_PARAM, V_STATE, V_ALG, V_DISC, V_UNKNOWN };
+
+typedef struct sym {
+  const decl *d;
+  int cls;
+  int dims[2], ndims; /* sizes; 0 dims: scalar */
+  uint32_t size;
+  uint32_t base; /* first index in its class */
+  uint32_t first_flat; /* index into the per-scalar classification arrays */
+} sym;
+
+typedef struct comp {
+  const ast_model *m;
+  lang_diag *d;
+  sym *syms;
+  size_t nsyms;
+  /* per flat scalar: class and class index (classes are decided per scalar) */
+  int *cls;
+  uint32_t *cidx;
+  uint32_t nflat;
+  double *cval; /* values of constants and parameters, initial values of the rest */
+  uint32_t counts[V_UNKNOWN];
+  /* loop indices in scope */
+  const char *iname[32];
+  double ival[32];
+  int nidx;
+  uint64_t rng;
+  /* bytecode under construction */
+  bc_ins *code;
+  uint32_t ncode, capcode;
+  int sp, maxsp;
+  int oom;
+  /* equation bookkeeping */
+  bc_code *der;
+  int8_t *der_set;
+  bc_code *alg;     /* by algebraic index, before sorting */
+  int8_t *alg_set;
+  int *alg_line, *alg_col;
+  sys_crossing *cross;
+  uint32_t ncross, capcross;
+  int in_initial;
+  int in_handler;
+} comp;
+
+struct cdevs_mo {
+  cdevs__sys_spec spec;
+  cdevs_mo_experiment exp;
+  char **names;   /* per flat scalar: "x[3]" */
+  uint32_t nflat;
+  int *cls;
+  uint32_t *cidx;
+  /* outputs */
+  uint8_t *out_kind;
+  uint32_t *out_index;
+  const char **out_names;
+  uint32_t n_out;
+  cdevs__sys_arg arg;
+  char *path;
+};
+
+static char *dup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *r = malloc(n);
+  if (r) memcpy(r, s, n);
+  return r;
+}
+
+static void *xcalloc(comp *c, size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p) c->oom = 1;
+  return p;
+}
+
+/* ---- Symbols and constant evaluation ------------------------------------------------ */
+
+static const sym *lookup(const comp *c, const char *name) {
+  for (size_t i = 0; i < c->nsyms; i++)
+    if (strcmp(c->syms[i].d->name, name) == 0) return &c->syms[i];
+  return NULL;
+}
+
+static int index_of(const comp *c, const char *name, double *v) {
+  for (int i = c->nidx - 1; i >= 0; i--)
+    if (strcmp(c->iname[i], name) == 0) {
+      *v = c->ival[i];
+      return 1;
+    }
+  return 0;
+}
+
+static double rand01(comp *c) {
+  /* splitmix64: deterministic, so a model's random parameters repeat run to run */
+  uint64_t z = (c->rng += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int flat_index(comp *c, const sym *s, const node *ref, uint32_t *out);
+static double ceval(comp *c, const node *n, int *ok);
+
+/* Scalar value of a variable at compile time (constants, parameters, and during the
+ * initial algorithm every variable's current value). */
+static double var_value(comp *c, const node *n, int *ok) {
+  double v;
+  if (n->nkid == 0 && index_of(c, n->name, &v)) return v;
+  if (strcmp(n->name, "time") == 0) return 0.0;
+  const sym *s = lookup(c, n->name);
+  if (!s) {
+    *ok = 0;
+    return 0.0;
+  }
+  uint32_t f;
+  if (flat_index(c, s, n, &f)) {
+    *ok = 0;
+    return 0.0;
+  }
+  if (!c->in_initial && s->cls != V_CONST && s->cls != V_PARAM) {
+    lang_error(c->d, n->line, n->col, "'%s' is not a constant here", n->name);
+    *ok = 0;
+    return 0.0;
+  }
+  return c->cval[f];
+}
+
+static double call_value(comp *c, const node *n, int *ok) {
+  const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
+  double a = n->nkid > 0 ? ceval(c, n->kid[0], ok) : 0.0;
+  double b = n->nkid > 1 ? ceval(c, n->kid[1], ok) : 0.0;
+  if (!strcmp(f, "sin")) return sin(a);
+  if (!strcmp(f, "cos")) return cos(a);
+  if (!strcmp(f, "tan")) return tan(a);
+  if (!strcmp(f, "exp")) return exp(a);
+  if (!strcmp(f, "log")) return log(a);
+  if (!strcmp(f, "sqrt")) return sqrt(a);
+  if (!strcmp(f, "abs")) return fabs(a);
+  if (!strcmp(f, "floor") || !strcmp(f, "integer")) return floor(a);
+  if (!strcmp(f, "ceil")) return ceil(a);
+  if (!strcmp(f, "min")) return a < b ? a : b;
+  if (!strcmp(f, "max")) return a > b ? a : b;
+  if (!strcmp(f, "pow")) return pow(a, b);
+  if (!strcmp(f, "mod")) return b != 0.0 ? a - floor(a / b) * b : NAN;
+  if (!strcmp(f, "div")) return b != 0.0 ? trunc(a / b) : NAN;
+  if (!strcmp(f, "rand") || !strcmp(f, "random")) return a * rand01(c);
+  if (!strcmp(f, "pre") || !strcmp(f, "noEvent")) return a;
+  lang_error(c->d, n->line, n->col, "%s() cannot be evaluated here", n->name);
+  *ok = 0;
+  return 0.0;
+}
+
+static double ceval(comp *c, const node *n, int *ok) {
+  if (!n) return 0.0;
+  switch (n->kind) {
+  case X_NUM:
+  case X_BOOL: return n->num;
+  case X_REF: return var_value(c, n, ok);
+  case X_CALL: return call_value(c, n, ok);
+  case X_NEG: return -ceval(c, n->kid[0], ok);
+  case X_NOT: return ceval(c, n->kid[0], ok) == 0.0;
+  case X_IF:
+    for (int i = 0; i + 1 < n->nkid; i += 2)
+      if (ceval(c, n->kid[i], ok) != 0.0) return ceval(c, n->kid[i + 1], ok);
+    return ceval(c, n->kid[n->nkid - 1], ok);
+  case X_BIN: {
+    double a = ceval(c, n->kid[0], ok), b = ceval(c, n->kid[1], ok);
+    switch (n->op) {
+    case T_PLUS: return a + b;
+    case T_MINUS: return a - b;
+    case T_STAR: return a * b;
+    case T_SLASH: return a / b;
+    case T_CARET: return pow(a, b);
+    case T_LT: return a < b;
+    case T_LE: return a <= b;
+    case T_GT: return a > b;
+    case T_GE: return a >= b;
+    case T_EQEQ: return a == b;
+    case T_NE: return a != b;
+    case OP_AND: return a != 0.0 && b != 0.0;
+    case OP_OR: return a != 0.0 || b != 0.0;
+    }
+    break;
+  }
+  default: break;
+  }
+  lang_error(c->d, n->line, n->col, "expected a scalar expression");
+  *ok = 0;
+  return 0.0;
+}
+
+static int ceval_int(comp *c, const node *n, long *out) {
+  int ok = 1;
+  double v = ceval(c, n, &ok);
+  if (!ok) return -1;
+  if (v != floor(v) || fabs(v) > 1e9) {
+    lang_error(c->d, n->line, n->col, "expected an integer, got %g", v);
+    return -1;
+  }
+  *out = (long)v;
+  return 0;
+}
+
+/* The flat scalar index of ref (subscripts evaluated now); -1 after an error. */
+static int flat_index(comp *c, const sym *s, const node *ref, uint32_t *out) {
+  if (ref->nkid != s->ndims) {
+    lang_error(c->d, ref->line, ref->col, "'%s' has %d subscript%s, not %d", s->d->name, s->ndims,
+               s->ndims == 1 ? "" : "s", ref->nkid);
+    return -1;
+  }
+  uint32_t off = 0;
+  for (int k = 0; k < s->ndims; k++) {
+    long i;
+    if (ref->kid[k]->kind == X_COLON) {
+      lang_error(c->d, ref->kid[k]->line, ref->kid[k]->col, "':' is allowed only in MMO_Output");
+      return -1;
+    }
+    if (ceval_int(c, ref->kid[k], &i)) return -1;
+    if (i < 1 || i > s->dims[k]) {
+      lang_error(c->d, ref->kid[k]->line, ref->kid[k]->col, "index %ld out of bounds 1..%d of '%s'", i,
+                 s->dims[k], s->d->name);
+      return -1;
+    }
+    off = off * (uint32_t)s->dims[k] + (uint32_t)(i - 1);
+  }
+  *out = s->first_flat + off;
+  return 0;
+}
+
+/* ---- Pass 1: declarations, classes, sizes -------------------------------------------- */
+
+/* Marks the states: every variable named inside der() on an equation's left side. */
+static void mark_states(comp *c, const node *list, uint8_t *is_state) {
+  if (!list) return;
+  for (int i = 0; i < list->nkid; i++) {
+    const node *n = list->kid[i];
+    if (n->kind == Q_FOR && n->nkid > 1) mark_states(c, n->kid[1], is_state);
+    if (n->kind == Q_EQ && n->nkid == 2 && n->kid[0]->kind == X_CALL &&
+        strcmp(n->kid[0]->name, "der") == 0 && n->kid[0]->nkid == 1 && n->kid[0]->kid[0]->kind == X_REF) {
+      for (size_t k = 0; k < c->nsyms; k++)
+        if (strcmp(c->syms[k].d->name, n->kid[0]->kid[0]->name) == 0) is_state[k] = 1;
+    }
+  }
+}
+
+static int declare(comp *c) {
+  const ast_model *m = c->m;
+  c->syms = xcalloc(c, m->ndecls, sizeof *c->syms);
+  uint8_t *is_state = xcalloc(c, m->ndecls, 1);
+  if (c->oom) return -1;
+  c->nsyms = m->ndecls;
+  for (size_t i = 0; i < m->ndecls; i++) c->syms[i].d = &m->decls[i];
+  mark_states(c, m->equations, is_state);
+  /* Sizes, in declaration order (a size may use an earlier constant). */
+  uint32_t flat = 0;
+  int errors = c->d->errors;
+  for (size_t i = 0; i < m->ndecls; i++) {
+    sym *s = &c->syms[i];
+    const decl *d = s->d;
+    if (d->block) {
+      lang_error(c->d, d->line, d->col,
+                 "component '%s' of type '%s': block diagrams in model files are not supported yet",
+                 d->name, d->block);
+      continue;
+    }
+    s->cls = d->kind == D_CONST ? V_CONST : d->kind == D_PARAM ? V_PARAM
+             : d->kind == D_DISCRETE || d->is_integer || d->is_boolean ? V_DISC
+             : is_state[i] ? V_STATE : V_ALG;
+    s->size = 1;
+    if (d->dims) {
+      if (d->dims->nkid > 2) {
+        lang_error(c->d, d->line, d->col, "'%s': at most 2 dimensions are supported", d->name);
+        continue;
+      }
+      s->ndims = d->dims->nkid;
+      for (int k = 0; k < s->ndims; k++) {
+        long n;
+        if (ceval_int(c, d->dims->kid[k], &n)) break;
+        if (n < 1 || n > 10000000) {
+          lang_error(c->d, d->dims->kid[k]->line, d->dims->kid[k]->col, "size %ld of '%s' is out of range", n,
+                     d->name);
+          break;
+        }
+        s->dims[k] = (int)n;
+        s->size *= (uint32_t)n;
+        if (s->size > 50000000) {
+          lang_error(c->d, d->line, d->col, "'%s' is too large", d->name);
+          break;
+        }
+      }
+    }
+    s->first_flat = flat;
+    flat += s->size;
+    if (flat > 50000000) {
+      lang_error(c->d, d->line, d->col, "the model has too many variables");
+      break;
+    }
+    /* Constants need their values before later sizes are evaluated. */
+    c->nflat = flat;
+    double *nv = realloc(c->cval, (flat ? flat : 1) * sizeof *nv);
+    if (!nv) {
+      c->oom = 1;
+      break;
+    }
+    c->cval = nv;
+    for (uint32_t k = s->first_flat; k < flat; k++) c->cval[k] = 0.0;
+    const node *init = d->value ? d->value : d->start;
+    if (init) {
+      c->in_initial = 1;
+      int ok = 1;
+      if (init->kind == X_ARRAY) {
+        for (int k = 0; k < init->nkid && (uint32_t)k < s->size; k++)
+          c->cval[s->first_flat + k] = ceval(c, init->kid[k], &ok);
+      } else {
+        double v = ceval(c, init, &ok);
+        for (uint32_t k = s->first_flat; k < flat; k++) c->cval[k] = v;
+      }
+      c->in_initial = 0;
+    }
+  }
+  free(is_state);
+  if (c->d->errors != errors || c->oom) return -1;
+  c->cls = xcalloc(c, flat, sizeof *c->cls);
+  c->cidx = xcalloc(c, flat, sizeof *c->cidx);
+  if (c->oom) return -1;
+  for (size_t i = 0; i < c->nsyms; i++) {
+    sym *s = &c->syms[i];
+    s->base = c->counts[s->cls];
+    for (uint32_t k = 0; k < s->size; k++) {
+      c->cls[s->first_flat + k] = s->cls;
+      c->cidx[s->first_flat + k] = c->counts[s->cls]++;
+    }
+  }
+  return 0;
+}
+
+/* ---- Statements at initialisation ------------------------------------------------------- */
+
+static int exec_list(comp *c, const node *list);
+
+static int exec_for(comp *c, const node *n, int (*body)(comp *, const node *, void *), void *ud) {
+  const node *r = n->kid[0];
+  long lo, step = 1;
+  double hi;
+  if (r->kind != X_RANGE) {
+    lang_error(c->d, r->line, r->col, "a for loop needs a range a:b");
+    return -1;
+  }
+  if (ceval_int(c, r->kid[0], &lo)) return -1;
+  /* The upper bound may be real (N/3): the loop runs while i <= bound. */
+  int ok = 1;
+  if (r->nkid == 3) {
+    if (ceval_int(c, r->kid[1], &step)) return -1;
+    hi = ceval(c, r->kid[2], &ok);
+    if (step == 0) {
+      lang_error(c->d, r->line, r->col, "a range step must not be 0");
+      return -1;
+    }
+  } else {
+    hi = ceval(c, r->kid[1], &ok);
+  }
+  if (!ok) return -1;
+  if (!isfinite(hi) || fabs(hi) > 1e9) {
+    lang_error(c->d, r->line, r->col, "the loop bound %g is out of range", hi);
+    return -1;
+  }
+  if (c->nidx == 32) {
+    lang_error(c->d, n->line, n->col, "for loops nested too deeply");
+    return -1;
+  }
+  int k = c->nidx++;
+  c->iname[k] = n->name ? n->name : "";
+  int rc = 0;
+  for (long i = lo; step > 0 ? (double)i <= hi : (double)i >= hi; i += step) {
+    c->ival[k] = (double)i;
+    if ((rc = body(c, n->kid[1], ud))) break;
+  }
+  c->nidx--;
+  return rc;
+}
+
+static int exec_for_body(comp *c, const node *list, void *ud) {
+  (void)ud;
+  return exec_list(c, list);
+}
+
+static int exec_item(comp *c, const node *n) {
+  switch (n->kind) {
+  case Q_ASSIGN:
+  case Q_EQ: {
+    const node *l = n->kid[0];
+    if (l->kind != X_REF) {
+      lang_error(c->d, l->line, l->col, "expected a variable to assign");
+      return -1;
+    }
+    const sym *s = lookup(c, l->name);
+    uint32_t f;
+    if (!s || flat_index(c, s, l, &f)) return -1;
+    int ok = 1;
+    double v = ceval(c, n->kid[1], &ok);
+    if (!ok) return -1;
+    c->cval[f] = v;
+    return 0;
+  }
+  case Q_FOR: return exec_for(c, n, exec_for_body, NULL);
+  case Q_IF:
+    for (int i = 0; i + 1 < n->nkid; i += 2) {
+      int ok = 1;
+      if (ceval(c, n->kid[i], &ok) != 0.0) return ok ? exec_list(c, n->kid[i + 1]) : -1;
+      if (!ok) return -1;
+    }
+    return n->has_else ? exec_list(c, n->kid[n->nkid - 1]) : 0;
+  default:
+    lang_error(c->d, n->line, n->col, "this statement is not supported in an initial algorithm");
+    return -1;
+  }
+}
+
+static int exec_list(comp *c, const node *list) {
+  for (int i = 0; list && i < list->nkid; i++)
+    if (exec_item(c, list->kid[i])) return -1;
+  return 0;
+}
+
+/* ---- Bytecode ------------------------------------------------------------------------- */
+
+static void emit(comp *c, bc_op op, uint32_t arg, double k, int delta) {
+  if (c->ncode == c->capcode) {
+    uint32_t cap = c->capcode ? 2 * c->capcode : 32;
+    bc_ins *n = realloc(c->code, cap * sizeof *n);
+    if (!n) {
+      c->oom = 1;
+      return;
+    }
+    c->code = n;
+    c->capcode = cap;
+  }
+  c->code[c->ncode++] = (bc_ins){(uint8_t)op, arg, k};
+  c->sp += delta;
+  if (c->sp > c->maxsp) c->maxsp = c->sp;
+}
+
+static int gen(comp *c, const node *n);
+
+static int gen_ref(comp *c, const node *n) {
+  double v;
+  if (n->nkid == 0 && index_of(c, n->name, &v)) {
+    emit(c, BC_CONST, 0, v, 1);
+    return 0;
+  }
+  if (strcmp(n->name, "time") == 0) {
+    emit(c, BC_TIME, 0, 0, 1);
+    return 0;
+  }
+  const sym *s = lookup(c, n->name);
+  uint32_t f;
+  if (!s || flat_index(c, s, n, &f)) return -1;
+  switch (c->cls[f]) {
+  case V_CONST: emit(c, BC_CONST, 0, c->cval[f], 1); break;
+  case V_PARAM: emit(c, BC_PARAM, c->cidx[f], 0, 1); break;
+  case V_STATE: emit(c, BC_STATE, c->cidx[f], 0, 1); break;
+  case V_ALG: emit(c, BC_ALG, c->cidx[f], 0, 1); break;
+  default: emit(c, BC_DISC, c->cidx[f], 0, 1); break;
+  }
+  return 0;
+}
+
+static int gen_call(comp *c, const node *n) {
+  const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
+  static const struct {
+    const char *name;
+    cdevs_fn fn;
+  } fns[] = {{"sin", CDEVS_FN_SIN},   {"cos", CDEVS_FN_COS},   {"tan", CDEVS_FN_TAN},
+             {"exp", CDEVS_FN_EXP},   {"log", CDEVS_FN_LOG},   {"sqrt", CDEVS_FN_SQRT},
+             {"tanh", CDEVS_FN_TANH}, {"atan", CDEVS_FN_ATAN}, {"abs", CDEVS_FN_ABS}};
+  int arity = n->nkid;
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+    if (!strcmp(f, fns[i].name)) {
+      if (arity != 1) goto bad_arity;
+      if (gen(c, n->kid[0])) return -1;
+      emit(c, BC_FN, (uint32_t)fns[i].fn, 0, 0);
+      return 0;
+    }
+  if (!strcmp(f, "rand") || !strcmp(f, "random")) {
+    if (arity != 1) goto bad_arity;
+    if (!c->in_handler) {
+      lang_error(c->d, n->line, n->col, "%s() can only be used in a when clause or the initial algorithm",
+                 n->name);
+      return -1;
+    }
+    if (gen(c, n->kid[0])) return -1;
+    emit(c, BC_RAND, 0, 0, 0);
+    return 0;
+  }
+  if (!strcmp(f, "pre") || !strcmp(f, "noEvent")) {
+    if (arity != 1) goto bad_arity;
+    return gen(c, n->kid[0]);
+  }
+  if (!strcmp(f, "smooth")) {
+    if (arity != 2) goto bad_arity;
+    return gen(c, n->kid[1]);
+  }
+  static const struct {
+    const char *name;
+    bc_op op;
+    int arity;
+  } ops[] = {{"min", BC_MIN, 2},     {"max", BC_MAX, 2},     {"atan2", BC_ATAN2, 2},
+             {"mod", BC_MOD, 2},     {"sign", BC_SIGN, 1},   {"floor", BC_FLOOR, 1},
+             {"ceil", BC_CEIL, 1},   {"integer", BC_FLOOR, 1}, {"pow", BC_POW, 2}};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (!strcmp(f, ops[i].name)) {
+      if (arity != ops[i].arity) goto bad_arity;
+      for (int k = 0; k < arity; k++)
+        if (gen(c, n->kid[k])) return -1;
+      emit(c, ops[i].op, 0, 0, 1 - arity);
+      return 0;
+    }
+  lang_error(c->d, n->line, n->col, "%s() cannot be used in an equation", n->name);
+  return -1;
+bad_arity:
+  lang_error(c->d, n->line, n->col, "%s() does not take %d argument%s", n->name, arity, arity == 1 ? "" : "s");
+  return -1;
+}
+
+static int gen(comp *c, const node *n) {
+  switch (n->kind) {
+  case X_NUM:
+  case X_BOOL: emit(c, BC_CONST, 0, n->num, 1); return 0;
+  case X_REF: return gen_ref(c, n);
+  case X_CALL: return gen_call(c, n);
+  case X_NEG:
+    if (gen(c, n->kid[0])) return -1;
+    emit(c, BC_NEG, 0, 0, 0);
+    return 0;
+  case X_NOT:
+    if (gen(c, n->kid[0])) return -1;
+    emit(c, BC_NOT, 0, 0, 0);
+    return 0;
+  case X_BIN: {
+    if (n->op == T_CARET) {
+      int ok = 1;
+      int saved = c->d->errors;
+      FILE *out = c->d->out;
+      c->d->out = NULL; /* a non-constant exponent is not an error */
+      double k = ceval(c, n->kid[1], &ok);
+      c->d->out = out;
+      c->d->errors = saved;
+      if (ok) {
+        if (gen(c, n->kid[0])) return -1;
+        emit(c, BC_POWK, 0, k, 0);
+        return 0;
+      }
+    }
+    if (gen(c, n->kid[0]) || gen(c, n->kid[1])) return -1;
+    bc_op op;
+    switch (n->op) {
+    case T_PLUS: op = BC_ADD; break;
+    case T_MINUS: op = BC_SUB; break;
+    case T_STAR: op = BC_MUL; break;
+    case T_SLASH: op = BC_DIV; break;
+    case T_CARET: op = BC_POW; break;
+    case T_LT: op = BC_LT; break;
+    case T_LE: op = BC_LE; break;
+    case T_GT: op = BC_GT; break;
+    case T_GE: op = BC_GE; break;
+    case T_EQEQ: op = BC_EQ; break;
+    case T_NE: op = BC_NE; break;
+    case OP_AND: op = BC_AND; break;
+    default: op = BC_OR; break;
+    }
+    emit(c, op, 0, 0, -1);
+    return 0;
+  }
+  case X_IF: {
+    /* if c1 then a elseif c2 then b else e = select(c1, a, select(c2, b, e)) */
+    int pairs = n->nkid / 2;
+    for (int i = 0; i < pairs; i++)
+      if (gen(c, n->kid[2 * i]) || gen(c, n->kid[2 * i + 1])) return -1;
+    if (gen(c, n->kid[n->nkid - 1])) return -1;
+    for (int i = 0; i < pairs; i++) emit(c, BC_SELECT, 0, 0, -2);
+    return 0;
+  }
+  default:
+    lang_error(c->d, n->line, n->col, "expected a scalar expression");
+    return -1;
+  }
+}
+
+/* Compiles n into a fresh code block. */
+static int compile_expr(comp *c, const node *n, bc_code *out) {
+  c->ncode = 0;
+  c->sp = c->maxsp = 0;
+  if (gen(c, n) || c->oom) return -1;
+  out->ins = malloc(c->ncode * sizeof *out->ins);
+  if (!out->ins) {
+    c->oom = 1;
+    return -1;
+  }
+  memcpy(out->ins, c->code, c->ncode * sizeof *out->ins);
+  out->n = c->ncode;
+  out->max_stack = (uint32_t)c->maxsp + 1;
+  return 0;
+}
+
+/* ---- Equations ------------------------------------------------------------------------- */
+
+static int eq_list(comp *c, const node *list, void *ud);
+
+static int eq_item(comp *c, const node *n) {
+  if (n->kind == Q_FOR) return exec_for(c, n, eq_list, NULL);
+  if (n->kind == Q_WHEN || n->kind == Q_IF || n->kind == Q_CONNECT || n->kind != Q_EQ) {
+    if (n->kind == Q_WHEN) return 1; /* handled with the algorithms */
+    lang_error(c->d, n->line, n->col, "%s is not supported in an equation section yet",
+               n->kind == Q_CONNECT ? "connect()" : n->kind == Q_IF ? "an if equation" : "this");
+    return -1;
+  }
+  const node *l = n->kid[0];
+  if (l->kind == X_CALL && strcmp(l->name, "der") == 0) {
+    const node *r = l->kid[0];
+    const sym *s = lookup(c, r->name);
+    uint32_t f;
+    if (!s || flat_index(c, s, r, &f)) return -1;
+    uint32_t i = c->cidx[f];
+    if (c->der_set[i]) {
+      lang_error(c->d, n->line, n->col, "der(%s) is defined twice", r->name);
+      return -1;
+    }
+    c->der_set[i] = 1;
+    return compile_expr(c, n->kid[1], &c->der[i]);
+  }
+  if (l->kind == X_REF) {
+    const sym *s = lookup(c, l->name);
+    uint32_t f;
+    if (!s || flat_index(c, s, l, &f)) return -1;
+    if (c->cls[f] != V_ALG) {
+      lang_error(c->d, l->line, l->col,
+                 "'%s' is %s: only an algebraic variable can be defined by an equation", l->name,
+                 c->cls[f] == V_STATE ? "a state (its equation is der(...) = ...)"
+                 : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant");
+      return -1;
+    }
+    uint32_t a = c->cidx[f];
+    if (c->alg_set[a]) {
+      lang_error(c->d, l->line, l->col, "'%s' is defined by two equations", l->name);
+      return -1;
+    }
+    c->alg_set[a] = 1;
+    c->alg_line[a] = n->line;
+    c->alg_col[a] = n->col;
+    return compile_expr(c, n->kid[1], &c->alg[a]);
+  }
+  lang_error(c->d, n->line, n->col, "expected der(x) = … or an explicit equation v = …");
+  return -1;
+}
+
+static int eq_list(comp *c, const node *list, void *ud) {
+  (void)ud;
+  int rc = 0;
+  for (int i = 0; list && i < list->nkid; i++)
+    if (eq_item(c, list->kid[i]) < 0) rc = -1;
+  return rc;
+}
+
+/* ---- When clauses ----------------------------------------------------------------------- */
+
+static sys_crossing *new_cross(comp *c) {
+  if (c->ncross == c->capcross) {
+    uint32_t cap = c->capcross ? 2 * c->capcross : 16;
+    sys_crossing *n = realloc(c->cross, cap * sizeof *n);
+    if (!n) {
+      c->oom = 1;
+      return NULL;
+    }
+    c->cross = n;
+    c->capcross = cap;
+  }
+  sys_crossing *z = &c->cross[c->ncross++];
+  memset(z, 0, sizeof *z);
+  return z;
+}
+
+static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *n);
+
+static int handler_for(comp *c, const node *list, void *ud) {
+  void **p = ud;
+  return handler_list(c, list, (sys_action **)p[0], (uint32_t *)p[1]);
+}
+
+static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *n) {
+  for (int i = 0; list && i < list->nkid; i++) {
+    const node *s = list->kid[i];
+    if (s->kind == Q_FOR) {
+      void *ud[2] = {acts, n};
+      if (exec_for(c, s, handler_for, ud)) return -1;
+      continue;
+    }
+    const node *target, *value;
+    int reinit = 0;
+    if (s->kind == Q_CALL && strcmp(s->kid[0]->name, "reinit") == 0 && s->kid[0]->nkid == 2) {
+      target = s->kid[0]->kid[0], value = s->kid[0]->kid[1], reinit = 1;
+    } else if ((s->kind == Q_ASSIGN || s->kind == Q_EQ) && s->kid[0]->kind == X_REF) {
+      target = s->kid[0], value = s->kid[1];
+    } else {
+      lang_error(c->d, s->line, s->col, "only assignments and reinit() are supported in a when clause yet");
+      return -1;
+    }
+    if (target->kind != X_REF) {
+      lang_error(c->d, target->line, target->col, "reinit() needs a state variable");
+      return -1;
+    }
+    const sym *sy = lookup(c, target->name);
+    uint32_t f;
+    if (!sy || flat_index(c, sy, target, &f)) return -1;
+    if (reinit && c->cls[f] != V_STATE) {
+      lang_error(c->d, target->line, target->col, "reinit() of '%s', which is not a state", target->name);
+      return -1;
+    }
+    if (!reinit && c->cls[f] != V_DISC) {
+      lang_error(c->d, target->line, target->col, "'%s' is not discrete: it cannot be assigned in a when clause",
+                 target->name);
+      return -1;
+    }
+    sys_action *na = realloc(*acts, (*n + 1) * sizeof *na);
+    if (!na) {
+      c->oom = 1;
+      return -1;
+    }
+    *acts = na;
+    sys_action *a = &na[(*n)++];
+    memset(a, 0, sizeof *a);
+    a->reinit = reinit;
+    a->target = c->cidx[f];
+    c->in_handler = 1;
+    int bad = compile_expr(c, value, &a->value);
+    c->in_handler = 0;
+    if (bad) return -1;
+  }
+  return 0;
+}
+
+/* A condition a > b, a >= b, a < b or a <= b: f = a - b and the direction. */
+static int condition(comp *c, const node *cond, bc_code *f, int *dir) {
+  if (cond->kind != X_BIN || !(cond->op == T_GT || cond->op == T_GE || cond->op == T_LT || cond->op == T_LE)) {
+    lang_error(c->d, cond->line, cond->col,
+               "a when condition must compare two expressions with <, <=, > or >= (for now)");
+    return -1;
+  }
+  node diff = *cond;
+  diff.op = T_MINUS;
+  *dir = cond->op == T_GT || cond->op == T_GE ? 1 : -1;
+  return compile_expr(c, &diff, f);
+}
+
+static int same_code(const bc_code *a, const bc_code *b) {
+  if (a->n != b->n) return 0;
+  for (uint32_t i = 0; i < a->n; i++)
+    if (a->ins[i].op != b->ins[i].op || a->ins[i].arg != b->ins[i].arg || a->ins[i].k != b->ins[i].k)
+      return 0;
+  return 1;
+}
+
+static int when_item(comp *c, const node *n) {
+  sys_crossing *first = NULL;
+  for (int i = 0; i + 1 < n->nkid; i += 2) {
+    bc_code f = {0};
+    int dir;
+    if (condition(c, n->kid[i], &f, &dir)) {
+      free(f.ins);
+      return -1;
+    }
+    /* "when y < s … elsewhen y > s": one crossing, one handler per direction. */
+    sys_crossing *z = NULL;
+    if (first && same_code(&first->f, &f) && (dir > 0 ? first->n_rise == 0 : first->n_fall == 0) &&
+        first != NULL) {
+      z = first;
+      free(f.ins);
+    } else {
+      z = new_cross(c);
+      if (!z) {
+        free(f.ins);
+        return -1;
+      }
+      z->f = f;
+      if (!first) first = z;
+    }
+    if (dir > 0 ? handler_list(c, n->kid[i + 1], &z->on_rise, &z->n_rise)
+                : handler_list(c, n->kid[i + 1], &z->on_fall, &z->n_fall))
+      return -1;
+    first = &c->cross[c->ncross - 1] == z ? z : first; /* realloc may have moved it */
+  }
+  return 0;
+}
+
+static int alg_list(comp *c, const node *list, void *ud);
+
+static int alg_item(comp *c, const node *n) {
+  switch (n->kind) {
+  case Q_FOR: return exec_for(c, n, alg_list, NULL);
+  case Q_WHEN: return when_item(c, n);
+  default:
+    lang_error(c->d, n->line, n->col, "only when clauses are supported in an algorithm section yet");
+    return -1;
+  }
+}
+
+static int alg_list(comp *c, const node *list, void *ud) {
+  (void)ud;
+  int rc = 0;
+  for (int i = 0; list && i < list->nkid; i++)
+    if (alg_item(c, list->kid[i])) rc = -1;
+  return rc;
+}
+
+static int eq_whens(comp *c, const node *list, void *ud) {
+  (void)ud;
+  int rc = 0;
+  for (int i = 0; list && i < list->nkid; i++) {
+    const node *n = list->kid[i];
+    if (n->kind == Q_FOR && n->nkid > 1) {
+      /* only loops that contain when clauses */
+      int has = 0;
+      for (int k = 0; k < n->kid[1]->nkid; k++)
+        if (n->kid[1]->kid[k]->kind == Q_WHEN) has = 1;
+      if (has && exec_for(c, n, eq_whens, NULL)) rc = -1;
+    } else if (n->kind == Q_WHEN && when_item(c, n)) {
+      rc = -1;
+    }
+  }
+  return rc;
+}
+
+/* ---- Algebraic order ----------------------------------------------------------------- */
+
+/* Orders the algebraic variables so each reads only earlier ones; a cycle is an
+ * algebraic loop, reported with the variables in it. Renumbers BC_ALG operands. */
+static int sort_algs(comp *c, cdevs_mo *mo) {
+  uint32_t na = c->counts[V_ALG];
+  uint32_t *order = xcalloc(c, na, sizeof *order), *rank = xcalloc(c, na, sizeof *rank);
+  uint8_t *state = xcalloc(c, na, 1); /* 0 new, 1 on the path, 2 done */
+  uint32_t *stack = xcalloc(c, na + 1, sizeof *stack), *it = xcalloc(c, na + 1, sizeof *it);
+  int rc = 0;
+  if (c->oom) goto out;
+  uint32_t no = 0;
+  for (uint32_t r = 0; r < na && !rc; r++) {
+    if (state[r]) continue;
+    int top = 0;
+    stack[0] = r, it[0] = 0, state[r] = 1;
+    while (top >= 0 && !rc) {
+      uint32_t a = stack[top];
+      const bc_code *code = &c->alg[a];
+      int pushed = 0;
+      while (it[top] < code->n) {
+        const bc_ins *in = &code->ins[it[top]++];
+        if (in->op != BC_ALG) continue;
+        if (state[in->arg] == 1) {
+          /* The cycle is the path from in->arg to a; name its variables. */
+          int from = top;
+          while (from > 0 && stack[from] != in->arg) from--;
+          char msg[512];
+          size_t ml = 0;
+          for (int k = from; k <= top && ml < sizeof msg - 80; k++)
+            for (uint32_t f = 0; f < c->nflat; f++)
+              if (c->cls[f] == V_ALG && c->cidx[f] == stack[k]) {
+                ml += (size_t)snprintf(msg + ml, sizeof msg - ml, "%s%s", k > from ? ", " : "", mo->names[f]);
+                break;
+              }
+          lang_error(c->d, c->alg_line[in->arg], c->alg_col[in->arg], "algebraic loop between %s", msg);
+          rc = -1;
+          break;
+        }
+        if (state[in->arg] == 0) {
+          state[in->arg] = 1;
+          stack[++top] = in->arg;
+          it[top] = 0;
+          pushed = 1;
+          break;
+        }
+      }
+      if (!pushed && !rc) {
+        state[a] = 2;
+        rank[a] = no;
+        order[no++] = a;
+        top--;
+      }
+    }
+  }
+  if (!rc) {
+    bc_code *sorted = xcalloc(c, na, sizeof *sorted);
+    if (c->oom) {
+      rc = -1;
+      goto out;
+    }
+    for (uint32_t k = 0; k < na; k++) sorted[k] = c->alg[order[k]];
+    free(c->alg);
+    c->alg = sorted;
+    /* Renumber every BC_ALG operand, and the class indices of the algebraic scalars. */
+    bc_code *all[3] = {c->der, c->alg, NULL};
+    uint32_t nall[3] = {c->counts[V_STATE], na, 0};
+    for (int g = 0; g < 2; g++)
+      for (uint32_t k = 0; k < nall[g]; k++)
+        for (uint32_t i = 0; i < all[g][k].n; i++)
+          if (all[g][k].ins[i].op == BC_ALG) all[g][k].ins[i].arg = rank[all[g][k].ins[i].arg];
+    for (uint32_t z = 0; z < c->ncross; z++) {
+      for (uint32_t i = 0; i < c->cross[z].f.n; i++)
+        if (c->cross[z].f.ins[i].op == BC_ALG) c->cross[z].f.ins[i].arg = rank[c->cross[z].f.ins[i].arg];
+      sys_action *lists[2] = {c->cross[z].on_rise, c->cross[z].on_fall};
+      uint32_t nl[2] = {c->cross[z].n_rise, c->cross[z].n_fall};
+      for (int l = 0; l < 2; l++)
+        for (uint32_t a = 0; a < nl[l]; a++)
+          for (uint32_t i = 0; i < lists[l][a].value.n; i++)
+            if (lists[l][a].value.ins[i].op == BC_ALG) lists[l][a].value.ins[i].arg = rank[lists[l][a].value.ins[i].arg];
+    }
+    for (uint32_t f = 0; f < c->nflat; f++)
+      if (c->cls[f] == V_ALG) c->cidx[f] = rank[c->cidx[f]];
+  }
+out:
+  free(order), free(rank), free(state), free(stack), free(it);
+  return rc || c->oom ? -1 : 0;
+}
+
+/* ---- Experiment annotation and outputs ------------------------------------------------ */
+
+static double annot_number(comp *c, const annot *a, double dflt) {
+  const node *v = a->value;
+  if (v->kind == X_ARRAY && v->nkid > 0) v = v->kid[0];
+  int ok = 1;
+  int saved = c->d->errors;
+  double r = ceval(c, v, &ok);
+  if (!ok) {
+    c->d->errors = saved;
+    lang_error(c->d, a->line, a->col, "%s needs a number", a->key);
+    return dflt;
+  }
+  return r;
+}
+
+static int add_output(cdevs_mo *mo, uint32_t f) {
+  for (uint32_t o = 0; o < mo->n_out; o++)
+    if (mo->out_names[o] == mo->names[f]) return 0;
+  uint8_t *k = realloc(mo->out_kind, (mo->n_out + 1) * sizeof *k);
+  if (k) mo->out_kind = k;
+  uint32_t *ix = realloc(mo->out_index, (mo->n_out + 1) * sizeof *ix);
+  if (ix) mo->out_index = ix;
+  const char **nm = realloc(mo->out_names, (mo->n_out + 1) * sizeof *nm);
+  if (nm) mo->out_names = nm;
+  if (!k || !ix || !nm) return -1;
+  int cls = mo->cls[f];
+  if (cls != V_STATE && cls != V_ALG && cls != V_DISC) return 1;
+  mo->out_kind[mo->n_out] = (uint8_t)(cls == V_STATE ? 0 : cls == V_ALG ? 1 : 2);
+  mo->out_index[mo->n_out] = mo->cidx[f];
+  mo->out_names[mo->n_out] = mo->names[f];
+  mo->n_out++;
+  return 0;
+}
+
+/* One output reference (x, x[3], x[:], u[2, :]) from the syntax tree. */
+static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
+  if (r->kind != X_REF) {
+    lang_error(c->d, r->line, r->col, "MMO_Output lists variables");
+    return -1;
+  }
+  const sym *s = lookup(c, r->name);
+  if (!s) {
+    lang_error(c->d, r->line, r->col, "unknown variable '%s' in MMO_Output", r->name);
+    return -1;
+  }
+  if (r->nkid == 0 || (r->nkid == 1 && r->kid[0]->kind == X_COLON)) {
+    for (uint32_t k = 0; k < s->size; k++)
+      if (add_output(mo, s->first_flat + k) < 0) return -1;
+    return 0;
+  }
+  uint32_t f;
+  if (flat_index(c, s, r, &f)) return -1;
+  return add_output(mo, f) < 0 ? -1 : 0;
+}
+
+/* ---- Driver ----------------------------------------------------------------------------- */
+
+static void free_code(bc_code *b) { free(b->ins); }
+
+void cdevs_mo_free(cdevs_mo *mo) {
+  if (!mo) return;
+  cdevs__sys_spec *sp = &mo->spec;
+  for (uint32_t i = 0; sp->der && i < sp->n_states; i++) free_code(&sp->der[i]);
+  for (uint32_t i = 0; sp->alg && i < sp->n_algs; i++) free_code(&sp->alg[i]);
+  for (uint32_t z = 0; sp->cross && z < sp->n_cross; z++) {
+    free_code(&sp->cross[z].f);
+    for (uint32_t a = 0; a < sp->cross[z].n_rise; a++) free_code(&sp->cross[z].on_rise[a].value);
+    for (uint32_t a = 0; a < sp->cross[z].n_fall; a++) free_code(&sp->cross[z].on_fall[a].value);
+    free(sp->cross[z].on_rise);
+    free(sp->cross[z].on_fall);
+  }
+  free(sp->der), free(sp->alg), free(sp->cross), free(sp->x0), free(sp->disc0), free(sp->params);
+  free(sp->dqrel), free(sp->dqmin), free(sp->state_names), free(sp->alg_names), free(sp->disc_names);
+  for (uint32_t f = 0; mo->names && f < mo->nflat; f++) free(mo->names[f]);
+  free(mo->names), free(mo->cls), free(mo->cidx), free(mo->out_kind), free(mo->out_index);
+  free(mo->out_names), free(mo->path);
+  free(mo);
+}
+
+static int compile(comp *c, cdevs_mo *mo) {
+  const ast_model *m = c->m;
+  if (declare(c)) return -1;
+  /* Names of the scalars: x, x[3], u[2,5]. */
+  mo->nflat = c->nflat;
+  mo->names = xcalloc(c, c->nflat, sizeof *mo->names);
+  if (c->oom) return -1;
+  for (size_t i = 0; i < c->nsyms; i++) {
+    const sym *s = &c->syms[i];
+    for (uint32_t k = 0; k < s->size; k++) {
+      char buf[300];
+      if (s->ndims == 0)
+        snprintf(buf, sizeof buf, "%s", s->d->name);
+      else if (s->ndims == 1)
+        snprintf(buf, sizeof buf, "%s[%u]", s->d->name, k + 1);
+      else
+        snprintf(buf, sizeof buf, "%s[%u,%u]", s->d->name, k / (uint32_t)s->dims[1] + 1,
+                 k % (uint32_t)s->dims[1] + 1);
+      mo->names[s->first_flat + k] = dup(buf);
+      if (!mo->names[s->first_flat + k]) return c->oom = 1, -1;
+    }
+  }
+  /* The initial algorithm sets start values, parameters and discretes. */
+  c->in_initial = 1;
+  int bad = exec_list(c, m->initial);
+  c->in_initial = 0;
+  if (bad) return -1;
+  uint32_t ns = c->counts[V_STATE], na = c->counts[V_ALG];
+  c->der = xcalloc(c, ns, sizeof *c->der);
+  c->der_set = xcalloc(c, ns, 1);
+  c->alg = xcalloc(c, na, sizeof *c->alg);
+  c->alg_set = xcalloc(c, na, 1);
+  c->alg_line = xcalloc(c, na, sizeof *c->alg_line);
+  c->alg_col = xcalloc(c, na, sizeof *c->alg_col);
+  if (c->oom) return -1;
+  int rc = eq_list(c, m->equations, NULL);
+  rc |= eq_whens(c, m->equations, NULL);
+  rc |= alg_list(c, m->algorithms, NULL);
+  if (rc || c->oom) return -1;
+  /* Every state needs its der() equation, every algebraic its defining equation. */
+  for (uint32_t f = 0; f < c->nflat; f++) {
+    if (c->cls[f] == V_STATE && !c->der_set[c->cidx[f]]) {
+      const sym *s = NULL;
+      for (size_t i = 0; i < c->nsyms; i++)
+        if (f >= c->syms[i].first_flat && f < c->syms[i].first_flat + c->syms[i].size) s = &c->syms[i];
+      lang_error(c->d, s->d->line, s->d->col, "no equation der(%s) = …", mo->names[f]);
+      return -1;
+    }
+    if (c->cls[f] == V_ALG && !c->alg_set[c->cidx[f]]) {
+      const sym *s = NULL;
+      for (size_t i = 0; i < c->nsyms; i++)
+        if (f >= c->syms[i].first_flat && f < c->syms[i].first_flat + c->syms[i].size) s = &c->syms[i];
+      lang_error(c->d, s->d->line, s->d->col,
+                 "no equation defines '%s' (declare it discrete if a when clause sets it)", mo->names[f]);
+      return -1;
+    }
+  }
+  if (sort_algs(c, mo)) return -1;
+  mo->cls = c->cls, c->cls = NULL;
+  mo->cidx = c->cidx, c->cidx = NULL;
+  /* The spec. */
+  cdevs__sys_spec *sp = &mo->spec;
+  sp->n_states = ns, sp->n_algs = na, sp->n_discs = c->counts[V_DISC], sp->n_params = c->counts[V_PARAM];
+  sp->n_cross = c->ncross;
+  sp->der = c->der, c->der = NULL;
+  sp->alg = c->alg, c->alg = NULL;
+  sp->cross = c->cross, c->cross = NULL;
+  sp->x0 = xcalloc(c, ns, sizeof(double));
+  sp->disc0 = xcalloc(c, sp->n_discs, sizeof(double));
+  sp->params = xcalloc(c, sp->n_params, sizeof(double));
+  sp->dqrel = xcalloc(c, ns, sizeof(double));
+  sp->dqmin = xcalloc(c, ns, sizeof(double));
+  sp->state_names = xcalloc(c, ns, sizeof(char *));
+  sp->alg_names = xcalloc(c, na, sizeof(char *));
+  sp->disc_names = xcalloc(c, sp->n_discs, sizeof(char *));
+  if (c->oom) return -1;
+  for (uint32_t f = 0; f < c->nflat; f++) {
+    uint32_t i = mo->cidx[f];
+    switch (mo->cls[f]) {
+    case V_STATE: sp->x0[i] = c->cval[f], sp->state_names[i] = mo->names[f]; break;
+    case V_ALG: sp->alg_names[i] = mo->names[f]; break;
+    case V_DISC: sp->disc0[i] = c->cval[f], sp->disc_names[i] = mo->names[f]; break;
+    case V_PARAM: sp->params[i] = c->cval[f]; break;
+    default: break;
+    }
+  }
+  /* The experiment. */
+  mo->exp = (cdevs_mo_experiment){0.0, 1.0, 1e-3, 1e-6, CDEVS_QSS3};
+  const node *outputs = NULL;
+  for (size_t i = 0; i < m->nannots; i++) {
+    const annot *a = &m->annots[i];
+    if (!strcmp(a->key, "StartTime")) mo->exp.start = annot_number(c, a, 0.0);
+    else if (!strcmp(a->key, "StopTime")) mo->exp.stop = annot_number(c, a, 1.0);
+    else if (!strcmp(a->key, "Tolerance")) mo->exp.tol = annot_number(c, a, 1e-3);
+    else if (!strcmp(a->key, "AbsTolerance")) mo->exp.abstol = annot_number(c, a, 1e-6);
+    else if (!strcmp(a->key, "MMO_Output")) outputs = a->value;
+    else if (!strcmp(a->key, "MMO_Solver") || !strcmp(a->key, "method")) {
+      cdevs_qss_method qm;
+      if (a->value->kind == X_REF && cdevs_qss_method_parse(a->value->name, &qm) == 0)
+        mo->exp.method = qm;
+      else if (a->value->kind == X_REF)
+        lang_error(c->d, a->line, a->col, "MMO_Solver %s is not available; use QSS1..3 or LIQSS1..3",
+                   a->value->name);
+    }
+  }
+  if (!(mo->exp.stop > mo->exp.start)) {
+    lang_error(c->d, 1, 1, "StopTime (%g) must be after StartTime (%g)", mo->exp.stop, mo->exp.start);
+    return -1;
+  }
+  if (outputs) {
+    if (outputs->kind == X_ARRAY) {
+      for (int k = 0; k < outputs->nkid; k++)
+        if (output_ref(c, mo, outputs->kid[k])) return -1;
+    } else if (output_ref(c, mo, outputs)) {
+      return -1;
+    }
+  } else {
+    for (uint32_t f = 0; f < c->nflat && mo->n_out < 64; f++)
+      if (mo->cls[f] == V_STATE && add_output(mo, f) < 0) return -1;
+  }
+  return c->d->errors ? -1 : 0;
+}
+
+int cdevs_mo_load(const char *path, FILE *diag, cdevs_mo **out) {
+  *out = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    if (diag) fprintf(diag, "%s: cannot open: %s\n", path, strerror(errno));
+    return -1;
+  }
+  size_t cap = 1 << 16, len = 0, got;
+  char *buf = malloc(cap + 1);
+  while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
+    len += got;
+    if (len == cap) {
+      char *nb = realloc(buf, 2 * cap + 1);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb, cap *= 2;
+    }
+  }
+  fclose(f);
+  if (!buf) {
+    if (diag) fprintf(diag, "%s: out of memory\n", path);
+    return -1;
+  }
+  buf[len] = 0;
+  lang_src src = {path, buf, len};
+  lang_diag d = {&src, diag, 0, 0};
+  lang_arena *a = arena_new();
+  ast_model m;
+  cdevs_mo *mo = calloc(1, sizeof *mo);
+  comp c;
+  memset(&c, 0, sizeof c);
+  c.m = &m;
+  c.d = &d;
+  c.rng = 1;
+  int errors = -1;
+  if (a && mo) {
+    lang_parse(&src, &d, a, &m);
+    if (!d.errors) lang_check(&m, &d);
+    if (!d.errors && compile(&c, mo) && !d.errors) lang_error(&d, 1, 1, "out of memory");
+    errors = d.errors;
+  } else if (diag) {
+    fprintf(diag, "%s: out of memory\n", path);
+  }
+  /* What compile did not hand over to mo. */
+  if (c.der)
+    for (uint32_t i = 0; i < c.counts[V_STATE]; i++) free(c.der[i].ins);
+  if (c.alg)
+    for (uint32_t i = 0; i < c.counts[V_ALG]; i++) free(c.alg[i].ins);
+  free(c.der), free(c.alg);
+  if (c.cross) {
+    mo->spec.cross = c.cross;
+    mo->spec.n_cross = c.ncross;
+  }
+  free(c.syms), free(c.cls), free(c.cidx), free(c.cval), free(c.code), free(c.der_set), free(c.alg_set);
+  free(c.alg_line), free(c.alg_col);
+  arena_free(a);
+  free(buf);
+  if (errors != 0) {
+    cdevs_mo_free(mo);
+    return errors;
+  }
+  mo->path = dup(path);
+  *out = mo;
+  return 0;
+}
+
+void cdevs_mo_experiment_get(const cdevs_mo *mo, cdevs_mo_experiment *e) { *e = mo->exp; }
+size_t cdevs_mo_output_count(const cdevs_mo *mo) { return mo->n_out; }
+const char *cdevs_mo_output_name(const cdevs_mo *mo, size_t i) { return i < mo->n_out ? mo->out_names[i] : NULL; }
+size_t cdevs_mo_state_count(const cdevs_mo *mo) { return mo->spec.n_states; }
+
+int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
+  mo->n_out = 0;
+  const char *p = list;
+  while (*p) {
+    const char *e = p;
+    int depth = 0;
+    while (*e && (depth || *e != ',')) {
+      if (*e == '[') depth++;
+      if (*e == ']') depth--;
+      e++;
+    }
+    size_t len = (size_t)(e - p);
+    int found = 0;
+    for (uint32_t f = 0; f < mo->nflat; f++)
+      if (strlen(mo->names[f]) == len && memcmp(mo->names[f], p, len) == 0) {
+        if (add_output(mo, f) != 0) {
+          if (diag) fprintf(diag, "--vars: '%.*s' is a parameter, not a variable\n", (int)len, p);
+          return -1;
+        }
+        found = 1;
+        break;
+      }
+    if (!found) {
+      if (diag) fprintf(diag, "--vars: unknown variable '%.*s'\n", (int)len, p);
+      return -1;
+    }
+    p = *e ? e + 1 : e;
+  }
+  if (!mo->n_out) {
+    if (diag) fprintf(diag, "--vars: no variables named\n");
+    return -1;
+  }
+  return 0;
+}
+
+cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
+                          double tol, double abstol) {
+  cdevs__sys_spec *sp = &mo->spec;
+  for (uint32_t i = 0; i < sp->n_states; i++) sp->dqrel[i] = tol, sp->dqmin[i] = abstol;
+  sp->n_out = mo->n_out;
+  sp->out_kind = mo->out_kind;
+  sp->out_index = mo->out_index;
+  sp->out_names = mo->out_names;
+  mo->arg.spec = sp;
+  mo->arg.method = method;
+  cdevs_model *m = cdevs_atomic_add(parent, name, &cdevs__system_ops, &mo->arg);
+  for (uint32_t o = 0; m && o < mo->n_out; o++) cdevs_port_add(m, CDEVS_OUT, mo->out_names[o], CDEVS_TAYLOR);
+  return m;
+}
+
+void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st) {
+  cdevs__sys_stats s;
+  cdevs__system_stats(state, &s);
+  st->steps = s.steps;
+  st->crossings = s.crossings;
+  st->reinits = s.reinits;
+}

@@ -1,0 +1,628 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The compiled equation system as one atomic model. Each state has its own quantizer
+ * (the cdevs__qvar of the integrator block); an indexed heap orders the states'
+ * requantizations and the zero-crossings' times. A step touches only what the
+ * changed variable reaches: the derivatives and crossing functions that read it,
+ * through incidence lists built once from the bytecode.
+ *
+ * One internal transition handles one heap item. When the model has output ports,
+ * the transition that changes an output is followed by a zero-time one whose λ
+ * emits the new values (λ precedes δint, so it cannot announce a change δint has
+ * not made yet).
+ */
+#include "system.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdevs/continuous.h"
+#include "cdevs/taylor.h"
+#include "crossing.h"
+
+/* ---- Bytecode evaluation --------------------------------------------------------- */
+
+static void konst(double *r, double v) {
+  r[0] = v;
+  r[1] = r[2] = r[3] = 0.0;
+}
+
+static int cmp_op(int op, double a, double b) {
+  switch (op) {
+  case BC_LT: return a < b;
+  case BC_LE: return a <= b;
+  case BC_GT: return a > b;
+  case BC_GE: return a >= b;
+  case BC_EQ: return a == b;
+  default: return a != b;
+  }
+}
+
+int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*st)[4]) {
+  int sp = 0;
+  for (uint32_t i = 0; i < c->n; i++) {
+    const bc_ins *in = &c->ins[i];
+    double *r;
+    int st_ok = CDEVS_OK;
+    switch ((bc_op)in->op) {
+    case BC_CONST: konst(st[sp++], in->k); break;
+    case BC_PARAM: konst(st[sp++], env->params[in->arg]); break;
+    case BC_DISC: konst(st[sp++], env->discs[in->arg]); break;
+    case BC_TIME: konst(st[sp], env->t), st[sp][1] = order >= 1 ? 1.0 : 0.0, sp++; break;
+    case BC_STATE:
+      cdevs__qvar_q(&env->states[in->arg], env->m, env->t, st[sp]);
+      for (int k = order + 1; k < 4; k++) st[sp][k] = 0.0;
+      sp++;
+      break;
+    case BC_ALG: memcpy(st[sp++], env->algs[in->arg], sizeof st[0]); break;
+    case BC_ADD: sp--, cdevs_taylor_add(st[sp - 1], st[sp - 1], st[sp], order); break;
+    case BC_SUB: sp--, cdevs_taylor_sub(st[sp - 1], st[sp - 1], st[sp], order); break;
+    case BC_MUL: sp--, cdevs_taylor_mul(st[sp - 1], st[sp - 1], st[sp], order); break;
+    case BC_DIV: sp--, st_ok = cdevs_taylor_div(st[sp - 1], st[sp - 1], st[sp], order); break;
+    case BC_NEG: cdevs_taylor_scale(st[sp - 1], st[sp - 1], -1.0, order); break;
+    case BC_POWK: st_ok = cdevs_taylor_pow(st[sp - 1], st[sp - 1], in->k, order); break;
+    case BC_POW: {
+      /* a^b = exp(b·log a); a constant b falls back to the exact power. */
+      sp--;
+      r = st[sp - 1];
+      int const_b = 1;
+      for (int k = 1; k <= order; k++)
+        if (st[sp][k] != 0.0) const_b = 0;
+      if (const_b) {
+        st_ok = cdevs_taylor_pow(r, r, st[sp][0], order);
+      } else {
+        double l[4];
+        st_ok = cdevs_taylor_log(l, r, order);
+        if (!st_ok) {
+          cdevs_taylor_mul(l, l, st[sp], order);
+          cdevs_taylor_exp(r, l, order);
+        }
+      }
+      break;
+    }
+    case BC_FN: {
+      r = st[sp - 1];
+      switch ((cdevs_fn)in->arg) {
+      case CDEVS_FN_SIN: cdevs_taylor_sin(r, r, order); break;
+      case CDEVS_FN_COS: cdevs_taylor_cos(r, r, order); break;
+      case CDEVS_FN_TAN: st_ok = cdevs_taylor_tan(r, r, order); break;
+      case CDEVS_FN_EXP: cdevs_taylor_exp(r, r, order); break;
+      case CDEVS_FN_LOG: st_ok = cdevs_taylor_log(r, r, order); break;
+      case CDEVS_FN_SQRT: st_ok = cdevs_taylor_sqrt(r, r, order); break;
+      case CDEVS_FN_TANH: cdevs_taylor_tanh(r, r, order); break;
+      case CDEVS_FN_ATAN: cdevs_taylor_atan(r, r, order); break;
+      case CDEVS_FN_ABS: cdevs_taylor_abs(r, r, order); break;
+      }
+      break;
+    }
+    case BC_MIN:
+    case BC_MAX: {
+      sp--;
+      r = st[sp - 1];
+      /* The branch taken at τ = 0 (ties: the one that stays smaller/larger). */
+      double d[4];
+      cdevs_taylor_sub(d, r, st[sp], order);
+      int s = cdevs__side(d, order);
+      int take_b = in->op == BC_MIN ? s > 0 : s < 0;
+      if (take_b) memcpy(r, st[sp], sizeof st[0]);
+      break;
+    }
+    case BC_ATAN2: {
+      sp--;
+      r = st[sp - 1]; /* atan2(y, x) = atan(y/x) + branch; derivatives as atan(y/x) */
+      double y0 = r[0], x0 = st[sp][0], q[4];
+      if (x0 != 0.0 && !cdevs_taylor_div(q, r, st[sp], order)) {
+        cdevs_taylor_atan(r, q, order);
+        r[0] = atan2(y0, x0);
+      } else {
+        konst(r, atan2(y0, x0));
+      }
+      break;
+    }
+    case BC_MOD: {
+      sp--;
+      r = st[sp - 1];
+      if (st[sp][0] == 0.0) {
+        st_ok = CDEVS_EDOMAIN;
+        break;
+      }
+      double q = floor(r[0] / st[sp][0]);
+      r[0] -= q * st[sp][0];
+      for (int k = 1; k <= order; k++) r[k] -= q * st[sp][k];
+      break;
+    }
+    case BC_SIGN: r = st[sp - 1], konst(r, (r[0] > 0) - (r[0] < 0)); break;
+    case BC_FLOOR: r = st[sp - 1], konst(r, floor(r[0])); break;
+    case BC_CEIL: r = st[sp - 1], konst(r, ceil(r[0])); break;
+    case BC_LT: case BC_LE: case BC_GT: case BC_GE: case BC_EQ: case BC_NE:
+      sp--;
+      konst(st[sp - 1], cmp_op(in->op, st[sp - 1][0], st[sp][0]));
+      break;
+    case BC_AND: sp--, konst(st[sp - 1], st[sp - 1][0] != 0.0 && st[sp][0] != 0.0); break;
+    case BC_OR: sp--, konst(st[sp - 1], st[sp - 1][0] != 0.0 || st[sp][0] != 0.0); break;
+    case BC_NOT: konst(st[sp - 1], st[sp - 1][0] == 0.0); break;
+    case BC_RAND: {
+      if (!env->rng) return CDEVS_EDOMAIN;
+      uint64_t z = (*env->rng += 0x9e3779b97f4a7c15ULL);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      z ^= z >> 31;
+      konst(st[sp - 1], st[sp - 1][0] * (double)(z >> 11) * (1.0 / 9007199254740992.0));
+      break;
+    }
+    case BC_SELECT:
+      sp -= 2;
+      if (st[sp - 1][0] != 0.0)
+        memcpy(st[sp - 1], st[sp], sizeof st[0]);
+      else
+        memcpy(st[sp - 1], st[sp + 1], sizeof st[0]);
+      break;
+    }
+    if (st_ok) return st_ok;
+  }
+  memcpy(out, st[0], sizeof st[0]);
+  for (int k = order + 1; k < 4; k++) out[k] = 0.0;
+  return CDEVS_OK;
+}
+
+/* ---- State ------------------------------------------------------------------------- */
+
+typedef struct csr {
+  uint32_t *start, *to;
+} csr;
+
+typedef struct sys_state {
+  const cdevs__sys_spec *sp;
+  const cdevs__qss_method *m;
+  const cdevs_alloc *alloc;
+  cdevs__qvar *v;
+  double (*alg)[4];
+  double *disc;
+  double (*stack)[4];
+  int8_t *zsign;
+  uint8_t *zjump;     /* the planned event is a jump seen at once, not a root */
+  double *zhyst;      /* hysteresis: leaving side s means reaching -s·h, not 0 */
+  double *key;        /* heap keys: states' tn, then crossings' times */
+  uint32_t *heap, *pos, nheap;
+  csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
+  uint8_t *der_algs;  /* derivative j reads algebraics */
+  uint8_t *z_algs;
+  uint8_t *out_dirty;
+  int emit_pending;
+  double t;
+  uint64_t rng;
+  uint32_t cur_cross; /* the crossing whose handler runs; its plan was redone if touched */
+  int cur_touched;
+  uint64_t steps, crossings, reinits;
+  size_t bytes; /* what was allocated, for fini */
+  void *block;
+} sys_state;
+
+static void *take(unsigned char **p, size_t size) {
+  void *r = *p;
+  *p += (size + 15) & ~(size_t)15;
+  return r;
+}
+
+/* ---- Heap over items 0..n_states-1 (states) and n_states.. (crossings) ------------ */
+
+static int before(const sys_state *s, uint32_t a, uint32_t b) {
+  return s->key[a] < s->key[b] || (s->key[a] == s->key[b] && a < b);
+}
+
+static void hswap(sys_state *s, uint32_t i, uint32_t j) {
+  uint32_t a = s->heap[i], b = s->heap[j];
+  s->heap[i] = b, s->heap[j] = a;
+  s->pos[b] = i, s->pos[a] = j;
+}
+
+static void hfix(sys_state *s, uint32_t item) {
+  uint32_t i = s->pos[item];
+  while (i > 0 && before(s, s->heap[i], s->heap[(i - 1) / 2])) hswap(s, i, (i - 1) / 2), i = (i - 1) / 2;
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < s->nheap && before(s, s->heap[l], s->heap[m])) m = l;
+    if (r < s->nheap && before(s, s->heap[r], s->heap[m])) m = r;
+    if (m == i) break;
+    hswap(s, i, m);
+    i = m;
+  }
+}
+
+/* ---- Incidence ------------------------------------------------------------------------- */
+
+/* For each code c (n codes), the variables of kind `op` it reads, inverted: for each
+ * variable, the codes that read it. alg_deps (n_algs lists of states, via csr) adds
+ * what the algebraics read. */
+static int build_csr(sys_state *s, csr *out, uint32_t nvars, const bc_code *codes, uint32_t n,
+                     int op, uint8_t *uses_algs) {
+  uint32_t *count = calloc(nvars + 1, sizeof *count);
+  if (!count) return -1;
+  const cdevs__sys_spec *sp = s->sp;
+  /* Collect (var, code) pairs, with duplicates removed per code by a mark array. */
+  uint32_t *mark = malloc((nvars ? nvars : 1) * sizeof *mark);
+  size_t cap = 64, np = 0;
+  uint32_t (*pairs)[2] = malloc(cap * sizeof *pairs);
+  if (!mark || !pairs) {
+    free(count), free(mark), free(pairs);
+    return -1;
+  }
+  for (uint32_t v = 0; v < nvars; v++) mark[v] = UINT32_MAX;
+  for (uint32_t c = 0; c < n; c++) {
+    int algs = 0;
+    /* Direct reads, then those of every algebraic (algebraics are evaluated whole). */
+    for (int pass = 0; pass < 2; pass++) {
+      uint32_t nc = pass == 0 ? 1 : (algs ? sp->n_algs : 0);
+      for (uint32_t k = 0; k < nc; k++) {
+        const bc_code *code = pass == 0 ? &codes[c] : &sp->alg[k];
+        for (uint32_t i = 0; i < code->n; i++) {
+          if (code->ins[i].op == BC_ALG) algs = 1;
+          if (code->ins[i].op != op) continue;
+          uint32_t v = code->ins[i].arg;
+          if (mark[v] == c) continue;
+          mark[v] = c;
+          if (np == cap) {
+            cap *= 2;
+            void *np2 = realloc(pairs, cap * sizeof *pairs);
+            if (!np2) {
+              free(count), free(mark), free(pairs);
+              return -1;
+            }
+            pairs = np2;
+          }
+          pairs[np][0] = v, pairs[np][1] = c, np++;
+          count[v + 1]++;
+        }
+      }
+    }
+    if (uses_algs) uses_algs[c] = (uint8_t)algs;
+  }
+  for (uint32_t v = 0; v < nvars; v++) count[v + 1] += count[v];
+  out->start = s->alloc->realloc(s->alloc->ud, NULL, 0, (nvars + 1) * sizeof(uint32_t));
+  out->to = s->alloc->realloc(s->alloc->ud, NULL, 0, (np ? np : 1) * sizeof(uint32_t));
+  if (!out->start || !out->to) {
+    free(count), free(mark), free(pairs);
+    return -1;
+  }
+  memcpy(out->start, count, (nvars + 1) * sizeof(uint32_t));
+  for (size_t i = 0; i < np; i++) out->to[count[pairs[i][0]]++] = pairs[i][1];
+  free(count), free(mark), free(pairs);
+  return 0;
+}
+
+static void free_csr(const cdevs_alloc *a, csr *c, uint32_t nvars) {
+  if (c->start) {
+    a->realloc(a->ud, c->to, (c->start[nvars] ? c->start[nvars] : 1) * sizeof(uint32_t), 0);
+    a->realloc(a->ud, c->start, (nvars + 1) * sizeof(uint32_t), 0);
+  }
+}
+
+/* ---- Steps -------------------------------------------------------------------------- */
+
+static int eval_algs(cdevs_ctx *cx, sys_state *s, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL};
+  for (uint32_t a = 0; a < sp->n_algs; a++)
+    if (cdevs__bc_eval(&sp->alg[a], &env, s->m->order, s->alg[a], s->stack)) {
+      cdevs_ctx_fail(cx, "algebraic variable '%s': argument outside the domain of a function",
+                     sp->alg_names ? sp->alg_names[a] : "?");
+      return -1;
+    }
+  return 0;
+}
+
+static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  if (s->der_algs[j] && eval_algs(cx, s, t)) return -1;
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL};
+  double d[4];
+  if (cdevs__bc_eval(&sp->der[j], &env, s->m->order - 1, d, s->stack)) {
+    cdevs_ctx_fail(cx, "der(%s): argument outside the domain of a function",
+                   sp->state_names ? sp->state_names[j] : "?");
+    return -1;
+  }
+  cdevs__qvar_set_derivative(&s->v[j], s->m, t, d, s->m->order - 1);
+  s->key[j] = s->v[j].tn;
+  hfix(s, j);
+  return 0;
+}
+
+/* The crossing function around t, order m. */
+static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double *f) {
+  const cdevs__sys_spec *sp = s->sp;
+  if (s->z_algs[z] && eval_algs(cx, s, t)) return -1;
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL};
+  if (cdevs__bc_eval(&sp->cross[z].f, &env, s->m->order, f, s->stack)) {
+    cdevs_ctx_fail(cx, "zero-crossing %u: argument outside the domain of a function", z);
+    return -1;
+  }
+  return 0;
+}
+
+static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
+  double f[4];
+  if (eval_cross(cx, s, z, t, f)) return -1;
+  uint32_t item = s->sp->n_states + z;
+  int now = cdevs__side(f, s->m->order);
+  s->zjump[z] = 0;
+  if (z == s->cur_cross) {
+    /* The crossing whose handler is running changed what its own function reads
+     * (a diode whose resistance sets the current it watches): the new value's
+     * side becomes the reference, as QSS Solver does, instead of firing again. */
+    s->cur_touched = 1;
+    if (now != 0) s->zsign[z] = (int8_t)now;
+  }
+  double h = s->zhyst[z], level = -s->zsign[z] * h;
+  double g[4] = {f[0] - level, f[1], f[2], f[3]};
+  int beyond = cdevs__side(g, s->m->order);
+  if (s->zsign[z] != 0 && beyond == -s->zsign[z]) {
+    s->key[item] = t; /* the function jumped past the level (a discrete changed): now */
+    s->zjump[z] = 1;
+  } else {
+    if (s->zsign[z] == 0) s->zsign[z] = (int8_t)now;
+    s->key[item] = s->zsign[z] == 0 ? INFINITY
+                   : t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * h, s->zsign[z]);
+  }
+  hfix(s, item);
+  return 0;
+}
+
+static void mark_state_outputs(sys_state *s, uint32_t i, int kind) {
+  const cdevs__sys_spec *sp = s->sp;
+  for (uint32_t o = 0; o < sp->n_out; o++)
+    if (sp->out_kind[o] == kind && sp->out_index[o] == i) s->out_dirty[o] = 1, s->emit_pending = 1;
+}
+
+static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t) {
+  for (uint32_t k = s->sd.start[i]; k < s->sd.start[i + 1]; k++)
+    if (update_der(cx, s, s->sd.to[k], t)) return -1;
+  for (uint32_t k = s->sz.start[i]; k < s->sz.start[i + 1]; k++)
+    if (plan_cross(cx, s, s->sz.to[k], t)) return -1;
+  mark_state_outputs(s, i, 0);
+  for (uint32_t o = 0; o < s->sp->n_out; o++)
+    if (s->sp->out_kind[o] == 1) s->out_dirty[o] = 1, s->emit_pending = 1;
+  return 0;
+}
+
+static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint32_t n, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  for (uint32_t a = 0; a < n; a++) {
+    const sys_action *ac = &acts[a];
+    if (eval_algs(cx, s, t)) return -1;
+    bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng};
+    double val[4];
+    /* Values of states inside handlers are x, not q: evaluate with order 0 on q
+     * after bringing q to x for the states the action reads would be costlier; QSS
+     * Solver evaluates handlers on q as well. */
+    if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack)) {
+      cdevs_ctx_fail(cx, "event handler: argument outside the domain of a function");
+      return -1;
+    }
+    if (ac->reinit) {
+      cdevs__qvar_reset(&s->v[ac->target], s->m, t, val[0]);
+      s->key[ac->target] = t;
+      hfix(s, ac->target);
+      s->reinits++;
+    } else if (s->disc[ac->target] != val[0]) {
+      s->disc[ac->target] = val[0];
+      for (uint32_t k = s->dd.start[ac->target]; k < s->dd.start[ac->target + 1]; k++)
+        if (update_der(cx, s, s->dd.to[k], t)) return -1;
+      for (uint32_t k = s->dz.start[ac->target]; k < s->dz.start[ac->target + 1]; k++)
+        if (plan_cross(cx, s, s->dz.to[k], t)) return -1;
+      mark_state_outputs(s, ac->target, 2);
+      for (uint32_t o = 0; o < sp->n_out; o++)
+        if (sp->out_kind[o] == 1) s->out_dirty[o] = 1, s->emit_pending = 1;
+    }
+  }
+  return 0;
+}
+
+/* ---- The atomic model ------------------------------------------------------------------ */
+
+static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs__sys_arg *a = arg;
+  const cdevs__sys_spec *sp = a->spec;
+  sys_state *s = state;
+  s->sp = sp;
+  s->m = cdevs__qss_method_get(a->method ? a->method : CDEVS_QSS3);
+  s->alloc = cdevs_ctx_alloc(cx);
+  s->t = cdevs_ctx_time(cx);
+  if (!s->m) {
+    cdevs_ctx_fail(cx, "unknown QSS method %d", (int)a->method);
+    return CDEVS_EINVAL;
+  }
+  uint32_t ns = sp->n_states, nz = sp->n_cross, nitems = ns + nz;
+  /* The deepest stack any code needs. */
+  uint32_t depth = 4;
+  for (uint32_t i = 0; i < ns; i++) depth = sp->der[i].max_stack > depth ? sp->der[i].max_stack : depth;
+  for (uint32_t i = 0; i < sp->n_algs; i++) depth = sp->alg[i].max_stack > depth ? sp->alg[i].max_stack : depth;
+  for (uint32_t i = 0; i < nz; i++) {
+    if (sp->cross[i].f.max_stack > depth) depth = sp->cross[i].f.max_stack;
+    for (uint32_t k = 0; k < sp->cross[i].n_rise; k++)
+      if (sp->cross[i].on_rise[k].value.max_stack > depth) depth = sp->cross[i].on_rise[k].value.max_stack;
+    for (uint32_t k = 0; k < sp->cross[i].n_fall; k++)
+      if (sp->cross[i].on_fall[k].value.max_stack > depth) depth = sp->cross[i].on_fall[k].value.max_stack;
+  }
+  size_t bytes = 0;
+#define SZ(x) (((x) + 15) & ~(size_t)15)
+  bytes += SZ(ns * sizeof(cdevs__qvar)) + SZ(sp->n_algs * sizeof(double[4])) +
+           SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 2 * SZ(nz) +
+           SZ(nz * sizeof(double)) +
+           SZ(nitems * sizeof(double)) + 2 * SZ(nitems * sizeof(uint32_t)) + SZ(ns) + SZ(nz) +
+           SZ(sp->n_out);
+  s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
+  if (!s->block) return CDEVS_ENOMEM;
+  memset(s->block, 0, bytes);
+  s->bytes = bytes;
+  unsigned char *p = s->block;
+  s->v = take(&p, ns * sizeof(cdevs__qvar));
+  s->alg = take(&p, sp->n_algs * sizeof(double[4]));
+  s->disc = take(&p, sp->n_discs * sizeof(double));
+  s->stack = take(&p, depth * sizeof(double[4]));
+  s->zsign = take(&p, nz);
+  s->zjump = take(&p, nz);
+  s->zhyst = take(&p, nz * sizeof(double));
+  s->key = take(&p, nitems * sizeof(double));
+  s->heap = take(&p, nitems * sizeof(uint32_t));
+  s->pos = take(&p, nitems * sizeof(uint32_t));
+  s->der_algs = take(&p, ns);
+  s->z_algs = take(&p, nz);
+  s->out_dirty = take(&p, sp->n_out);
+#undef SZ
+  if (build_csr(s, &s->sd, ns, sp->der, ns, BC_STATE, s->der_algs) ||
+      build_csr(s, &s->dd, sp->n_discs, sp->der, ns, BC_DISC, NULL))
+    return CDEVS_ENOMEM;
+  bc_code *zf = malloc((nz ? nz : 1) * sizeof *zf);
+  if (!zf) return CDEVS_ENOMEM;
+  for (uint32_t z = 0; z < nz; z++) zf[z] = sp->cross[z].f;
+  int bad = build_csr(s, &s->sz, ns, zf, nz, BC_STATE, s->z_algs) ||
+            build_csr(s, &s->dz, sp->n_discs, zf, nz, BC_DISC, NULL);
+  free(zf);
+  if (bad) return CDEVS_ENOMEM;
+  memcpy(s->disc, sp->disc0, sp->n_discs * sizeof(double));
+  for (uint32_t i = 0; i < ns; i++)
+    cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], sp->dqrel[i], sp->dqmin[i], s->t);
+  for (uint32_t i = 0; i < nitems; i++) s->heap[i] = s->pos[i] = i, s->key[i] = INFINITY;
+  s->nheap = nitems;
+  /* Derivatives and crossings from the initial values (q = x0). */
+  for (uint32_t i = 0; i < ns; i++) {
+    if (update_der(cx, s, i, s->t)) return CDEVS_EMODEL;
+    /* The initial q already equals x0: the first event is the next requantization. */
+  }
+  /* Crossing hysteresis, as QSS Solver: a tenth of the smallest ΔQmin among the
+   * states the function reads (0 for functions of time and discretes only). It
+   * stops a crossing whose handler moves the function back across zero (an ideal
+   * diode in a sliding regime) from firing at every round-off. */
+  for (uint32_t i = 0; i < ns; i++)
+    for (uint32_t k = s->sz.start[i]; k < s->sz.start[i + 1]; k++) {
+      uint32_t z = s->sz.to[k];
+      double h = sp->dqmin[i] / 10.0;
+      if (s->zhyst[z] == 0.0 || h < s->zhyst[z]) s->zhyst[z] = h;
+    }
+  for (uint32_t z = 0; z < nz; z++)
+    if (plan_cross(cx, s, z, s->t)) return CDEVS_EMODEL;
+  for (uint32_t o = 0; o < sp->n_out; o++) s->out_dirty[o] = 1;
+  s->emit_pending = sp->n_out > 0;
+  s->cur_cross = UINT32_MAX;
+  s->rng = 2; /* handlers draw from their own deterministic stream */
+  return CDEVS_OK;
+}
+
+static void sys_fini(void *state) {
+  sys_state *s = state;
+  if (!s->alloc) return;
+  const cdevs__sys_spec *sp = s->sp;
+  free_csr(s->alloc, &s->sd, sp->n_states);
+  free_csr(s->alloc, &s->dd, sp->n_discs);
+  free_csr(s->alloc, &s->sz, sp->n_states);
+  free_csr(s->alloc, &s->dz, sp->n_discs);
+  if (s->block) s->alloc->realloc(s->alloc->ud, s->block, s->bytes ? s->bytes : 16, 0);
+}
+
+static double sys_ta(const void *state) {
+  const sys_state *s = state;
+  if (s->emit_pending) return 0.0;
+  return s->nheap ? s->key[s->heap[0]] - s->t : INFINITY;
+}
+
+static void sys_output(cdevs_ctx *cx, const void *state) {
+  const sys_state *s = state;
+  if (!s->emit_pending) return;
+  const cdevs__sys_spec *sp = s->sp;
+  double t = cdevs_ctx_time(cx);
+  for (uint32_t o = 0; o < sp->n_out; o++) {
+    if (!s->out_dirty[o]) continue;
+    double c[4] = {0, 0, 0, 0};
+    int order = 0;
+    if (sp->out_kind[o] == 0) {
+      cdevs__qvar_q(&s->v[sp->out_index[o]], s->m, t, c);
+      order = s->m->order - 1;
+    } else if (sp->out_kind[o] == 1) {
+      memcpy(c, s->alg[sp->out_index[o]], sizeof c);
+      order = s->m->order - 1;
+    } else {
+      c[0] = s->disc[sp->out_index[o]];
+    }
+    cdevs_value v = cdevs_taylor(order, c);
+    cdevs_emit(cx, (int)o, &v);
+  }
+}
+
+static void sys_int(cdevs_ctx *cx, void *state) {
+  sys_state *s = state;
+  double t = s->t = cdevs_ctx_time(cx);
+  if (s->emit_pending) {
+    s->emit_pending = 0;
+    memset(s->out_dirty, 0, s->sp->n_out);
+    return;
+  }
+  if (s->sp->n_out && s->sp->n_algs && eval_algs(cx, s, t)) return;
+  uint32_t item = s->heap[0];
+  uint32_t ns = s->sp->n_states;
+  if (item < ns) {
+    cdevs__qvar_requantize(&s->v[item], s->m, t);
+    s->key[item] = s->v[item].tn;
+    hfix(s, item);
+    s->steps++;
+    after_state_change(cx, s, item, t);
+    if (s->sp->n_out && s->sp->n_algs) eval_algs(cx, s, t);
+    return;
+  }
+  uint32_t z = item - ns;
+  /* The crossing: which way it goes is read from the derivatives at the root. */
+  double f[4];
+  if (eval_cross(cx, s, z, t, f)) return;
+  int to = s->key[item] == t && cdevs__side(f, s->m->order) != 0 && cdevs__side(f, s->m->order) != s->zsign[z]
+               ? cdevs__side(f, s->m->order)
+               : -s->zsign[z];
+  int jumped = s->zjump[z];
+  s->zsign[z] = (int8_t)to;
+  const sys_crossing *c = &s->sp->cross[z];
+  if (to > 0 ? c->n_rise : c->n_fall) s->crossings++;
+  s->cur_cross = z;
+  s->cur_touched = 0;
+  int rc = to > 0 ? run_handler(cx, s, c->on_rise, c->n_rise, t) : run_handler(cx, s, c->on_fall, c->n_fall, t);
+  s->cur_cross = UINT32_MAX;
+  if (rc) return;
+  if (!s->cur_touched && jumped) {
+    if (plan_cross(cx, s, z, t)) return; /* from the value it jumped to */
+  } else if (!s->cur_touched) {
+    /* The handler left the function alone: plan the next crossing from the root,
+     * with the value there taken as 0 so round-off cannot find this one again.
+     * (When the handler changed what the function reads, plan_cross has already
+     * planned it from its new value, a jump included.) */
+    if (eval_cross(cx, s, z, t, f)) return;
+    f[0] = s->zsign[z] * s->zhyst[z]; /* at the level it just reached */
+    s->key[item] = t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * s->zhyst[z], s->zsign[z]);
+    hfix(s, item);
+  }
+  if (s->sp->n_out && s->sp->n_algs) eval_algs(cx, s, t);
+}
+
+void cdevs__system_stats(const void *state, cdevs__sys_stats *st) {
+  const sys_state *s = state;
+  st->steps = s->steps;
+  st->crossings = s->crossings;
+  st->reinits = s->reinits;
+}
+
+double cdevs__system_x(const void *state, uint32_t i, double t) {
+  const sys_state *s = state;
+  return cdevs__qvar_x(&s->v[i], s->m, t);
+}
+
+static const cdevs_port_def no_ports[] = {{NULL, CDEVS_ANY}};
+
+const cdevs_atomic_ops cdevs__system_ops = {
+    .type = "EquationSystem",
+    .state_size = sizeof(sys_state),
+    .arg_size = sizeof(cdevs__sys_arg),
+    .inputs = no_ports,
+    .outputs = no_ports, /* output ports are added per model (cdevs_port_add) */
+    .init = sys_init,
+    .ta = sys_ta,
+    .output = sys_output,
+    .delta_int = sys_int,
+    .fini = sys_fini,
+};

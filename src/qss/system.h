@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A compiled equation system: the derivatives, algebraic variables and zero-crossing
+ * functions of a model as expression bytecode over Taylor series, and the one atomic
+ * model that integrates them with per-state quantizers. The language layer fills a
+ * cdevs__sys_spec; nothing here knows the syntax.
+ */
+#ifndef CDEVS_QSS_SYSTEM_H
+#define CDEVS_QSS_SYSTEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cdevs/model.h"
+#include "qss_impl.h"
+
+typedef enum bc_op {
+  BC_CONST, /* push k */
+  BC_STATE, /* push q[arg] around t */
+  BC_ALG,   /* push algebraic arg (already evaluated this step) */
+  BC_DISC,  /* push discrete arg (constant series) */
+  BC_PARAM, /* push parameter arg (constant) */
+  BC_TIME,  /* push t + τ */
+  BC_ADD, BC_SUB, BC_MUL, BC_DIV, BC_NEG,
+  BC_POWK,  /* a^k, constant exponent k */
+  BC_POW,   /* a^b */
+  BC_FN,    /* unary function arg (cdevs_fn), on the top */
+  BC_MIN, BC_MAX, BC_ATAN2, BC_MOD, BC_SIGN, BC_FLOOR, BC_CEIL,
+  BC_LT, BC_LE, BC_GT, BC_GE, BC_EQ, BC_NE, /* compare values at τ = 0: 0 or 1 */
+  BC_AND, BC_OR, BC_NOT,
+  BC_SELECT, /* c, a, b -> c ? a : b (by the value of c) */
+  BC_RAND    /* a -> uniform in [0, a) (event handlers only) */
+} bc_op;
+
+typedef struct bc_ins {
+  uint8_t op;
+  uint32_t arg;
+  double k;
+} bc_ins;
+
+typedef struct bc_code {
+  bc_ins *ins;
+  uint32_t n;
+  uint32_t max_stack;
+} bc_code;
+
+/* A discrete assignment or a reinit in a zero-crossing handler. */
+typedef struct sys_action {
+  int reinit;      /* 1: state target, 0: discrete target */
+  uint32_t target; /* state or discrete index */
+  bc_code value;
+} sys_action;
+
+typedef struct sys_crossing {
+  bc_code f;             /* the zero-crossing function */
+  sys_action *on_rise;   /* handler when f becomes > 0 (when f > 0 / elsewhen …) */
+  uint32_t n_rise;
+  sys_action *on_fall;   /* handler when f becomes < 0 */
+  uint32_t n_fall;
+} sys_crossing;
+
+typedef struct cdevs__sys_spec {
+  uint32_t n_states, n_algs, n_discs, n_params, n_cross;
+  double *x0;              /* initial states */
+  double *disc0;           /* initial discretes */
+  double *params;          /* parameter values */
+  bc_code *der;            /* per state */
+  bc_code *alg;            /* per algebraic, in evaluation order (an algebraic reads only earlier ones) */
+  sys_crossing *cross;
+  double *dqrel, *dqmin;   /* per state */
+  const char **state_names, **alg_names, **disc_names;
+  /* Outputs: ports of the atomic model, each a state (kind 0), an algebraic (1) or a
+   * discrete (2). */
+  uint32_t n_out;
+  uint8_t *out_kind;
+  uint32_t *out_index;
+  const char **out_names;
+} cdevs__sys_spec;
+
+/* The atomic type; its argument is a pointer to a spec that outlives the simulator. */
+extern const cdevs_atomic_ops cdevs__system_ops;
+typedef struct cdevs__sys_arg {
+  const cdevs__sys_spec *spec;
+  cdevs_qss_method method;
+} cdevs__sys_arg;
+
+/* Statistics of a running system (from its state). */
+typedef struct cdevs__sys_stats {
+  uint64_t steps, crossings, reinits;
+} cdevs__sys_stats;
+void cdevs__system_stats(const void *state, cdevs__sys_stats *st);
+/* A state's value at t. */
+double cdevs__system_x(const void *state, uint32_t i, double t);
+
+/* Evaluates code to a Taylor series of order `order` around t; returns CDEVS_OK or
+ * CDEVS_EDOMAIN (with the offending op in *bad). Exposed for tests. */
+typedef struct bc_env {
+  const cdevs__qvar *states;
+  const cdevs__qss_method *m;
+  const double (*algs)[4];
+  const double *discs, *params;
+  double t;
+  uint64_t *rng; /* for BC_RAND; NULL where random numbers are not allowed */
+} bc_env;
+int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*stack)[4]);
+
+#endif

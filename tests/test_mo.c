@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Equation models compiled to QSS: the example model files against closed forms, a
+ * conservation law and QSS Solver's published event count; and the compiler's
+ * diagnostics for models that cannot run.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdevs/cdevs.h"
+#include "check.h"
+#include "qss/system.h"
+
+#ifndef EXAMPLES
+#define EXAMPLES "examples"
+#endif
+
+typedef struct run {
+  cdevs_mo *mo;
+  cdevs_model *root, *m;
+  cdevs_sim *sim;
+} run;
+
+static int run_open(run *r, const char *file) {
+  memset(r, 0, sizeof *r);
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", EXAMPLES, file);
+  if (cdevs_mo_load(path, stderr, &r->mo)) return -1;
+  cdevs_mo_experiment e;
+  cdevs_mo_experiment_get(r->mo, &e);
+  r->root = cdevs_root_new(NULL, "t");
+  r->m = cdevs_mo_add(r->root, "model", r->mo, e.method, e.tol, e.abstol);
+  if (cdevs_sim_new(r->root, NULL, &r->sim)) {
+    fprintf(stderr, "%s\n", cdevs_model_errmsg(r->root));
+    return -1;
+  }
+  return 0;
+}
+
+static void run_close(run *r) {
+  cdevs_sim_free(r->sim);
+  cdevs_model_free(r->root);
+  cdevs_mo_free(r->mo);
+}
+
+static double x_at(run *r, uint32_t i, double t) {
+  return cdevs__system_x(cdevs_sim_state(r->sim, r->m), i, t);
+}
+
+/* when y < 0 then reinit(v, -e*v): impacts at t1 = sqrt(2h/g), then every 2·v_k/g. */
+static void test_bball(void) {
+  run r;
+  if (run_open(&r, "bball/bball.mo")) {
+    check_failed++;
+    return;
+  }
+  const double g = 9.81, h = 10.0, e = 0.8;
+  double t_exact = sqrt(2 * h / g), speed = g * t_exact, worst = 0;
+  int impacts = 0;
+  uint64_t seen = 0;
+  while (cdevs_sim_next_time(r.sim) <= 12.0) {
+    if (cdevs_sim_step(r.sim)) break;
+    cdevs_mo_stats st;
+    cdevs_mo_stats_get(cdevs_sim_state(r.sim, r.m), &st);
+    if (st.crossings > seen) {
+      seen = st.crossings;
+      double t = cdevs_sim_time(r.sim);
+      if (fabs(t - t_exact) > worst) worst = fabs(t - t_exact);
+      impacts++;
+      speed *= e;
+      t_exact += 2 * speed / g;
+    }
+  }
+  printf("bball.mo: %d impacts, worst impact-time error %.3g\n", impacts, worst);
+  CHECK_EQ_INT(impacts, 12);
+  CHECK(worst <= 1e-9);
+  run_close(&r);
+}
+
+/* The stiff system against its closed form, within the LTI bound for LIQSS (2·ΔQ). */
+static void test_stiff(void) {
+  run r;
+  if (run_open(&r, "stiff/stiff.mo")) {
+    check_failed++;
+    return;
+  }
+  double s = sqrt(2499.0), l1 = -50 + s, l2 = -50 - s;
+  double d1 = -20.2, d2 = 20.0, c2 = (d2 - 100 * l1 * d1) / (100 * (l2 - l1)), c1 = d1 - c2;
+  double e1 = 0, e2 = 0;
+  for (double t = 0; t <= 500; t += 0.01) {
+    cdevs_sim_run(r.sim, t);
+    double x1 = 20.2 + c1 * exp(l1 * t) + c2 * exp(l2 * t);
+    double x2 = 100 * (l1 * c1 * exp(l1 * t) + l2 * c2 * exp(l2 * t));
+    if (fabs(x_at(&r, 0, t) - x1) > e1) e1 = fabs(x_at(&r, 0, t) - x1);
+    if (fabs(x_at(&r, 1, t) - x2) > e2) e2 = fabs(x_at(&r, 1, t) - x2);
+  }
+  cdevs_mo_stats st;
+  cdevs_mo_stats_get(cdevs_sim_state(r.sim, r.m), &st);
+  printf("stiff.mo LIQSS2: %llu steps, max error (%.3g, %.3g)\n", (unsigned long long)st.steps, e1, e2);
+  /* Bound: |V|·|V⁻¹|·2ΔQ with ΔQ up to 1e-3·20.2: (0.0404, 0.121) as in test_qss. */
+  CHECK(e1 <= 0.0404 && e2 <= 0.121);
+  CHECK(st.steps > 0 && st.steps < 400);
+  run_close(&r);
+}
+
+/* QSS Solver reports 279,061 transitions for its lc_line model at these settings. */
+static void test_lcline(void) {
+  run r;
+  if (run_open(&r, "lcline/lcline.mo")) {
+    check_failed++;
+    return;
+  }
+  CHECK_EQ_INT(cdevs_sim_run(r.sim, 200.0), CDEVS_OK);
+  cdevs_mo_stats st;
+  cdevs_mo_stats_get(cdevs_sim_state(r.sim, r.m), &st);
+  printf("lcline.mo QSS3: %llu transitions (QSS Solver: 279061)\n", (unsigned long long)st.steps);
+  CHECK(fabs((double)st.steps - 279061.0) <= 0.05 * 279061.0);
+  CHECK_EQ_INT(st.crossings, 1);
+  run_close(&r);
+}
+
+/* Lotka–Volterra: V = c·x - d·ln x + b·y - a·ln y is invariant. */
+static void test_lotka(void) {
+  run r;
+  if (run_open(&r, "lotka/lotka.mo")) {
+    check_failed++;
+    return;
+  }
+  double V0 = 0.1 * 0.5 - 0.1 * log(0.5) + 0.1 * 0.5 - 0.1 * log(0.5), drift = 0;
+  for (double t = 0; t <= 300; t += 0.1) {
+    cdevs_sim_run(r.sim, t);
+    double x = x_at(&r, 0, t), y = x_at(&r, 1, t);
+    double V = 0.1 * x - 0.1 * log(x) + 0.1 * y - 0.1 * log(y);
+    if (fabs(V - V0) > drift) drift = fabs(V - V0);
+  }
+  printf("lotka.mo QSS3: invariant drift %.3g over 300 s\n", drift);
+  CHECK(drift <= 1e-5);
+  run_close(&r);
+}
+
+static int load_text(const char *text, char *out, size_t size) {
+  const char *path = "test_mo_tmp.mo";
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+  FILE *d = tmpfile();
+  cdevs_mo *mo = NULL;
+  int n = cdevs_mo_load(path, d, &mo);
+  cdevs_mo_free(mo);
+  rewind(d);
+  size_t got = fread(out, 1, size - 1, d);
+  out[got] = 0;
+  fclose(d);
+  remove(path);
+  return n;
+}
+
+static void test_compile_errors(void) {
+  char out[2048];
+  CHECK_EQ_INT(load_text("model m\n  Real a, b, x;\nequation\n  a = b + 1;\n  b = 2 * a;\n  der(x) = a;\nend m;\n",
+                         out, sizeof out), 1);
+  CHECK_CONTAINS(out, "error: algebraic loop between");
+  CHECK_CONTAINS(out, "a");
+  CHECK_EQ_INT(load_text("model m\n  Real x[3];\nequation\n  for i in 1:3 loop\n    der(x[i]) = -x[i+1];\n"
+                         "  end for;\nend m;\n", out, sizeof out), 1);
+  CHECK_CONTAINS(out, "test_mo_tmp.mo:5:21: error: index 4 out of bounds 1..3 of 'x'");
+  CHECK_EQ_INT(load_text("model m\n  Real x, y;\nequation\n  der(x) = -y;\nend m;\n", out, sizeof out), 1);
+  CHECK_CONTAINS(out, "no equation defines 'y'");
+  CHECK_EQ_INT(load_text("model m\n  Real x;\nequation\n  der(x) = rand(1);\nend m;\n", out, sizeof out), 1);
+  CHECK_CONTAINS(out, "4:12: error: rand() can only be used in a when clause or the initial algorithm");
+  CHECK_EQ_INT(load_text("model m\n  Real x;\n  discrete Real d;\nequation\n  der(x) = -x;\nalgorithm\n"
+                         "  when d then\n    d := 1;\n  end when;\nend m;\n", out, sizeof out), 1);
+  CHECK_CONTAINS(out, "7:8: error: a when condition must compare two expressions");
+}
+
+int main(void) {
+  test_bball();
+  test_stiff();
+  test_lcline();
+  test_lotka();
+  test_compile_errors();
+  return check_report("test_mo");
+}
