@@ -63,3 +63,21 @@ execute_process(COMMAND ${CDEVS} check good.mo RESULT_VARIABLE rc OUTPUT_VARIABL
 if(NOT rc EQUAL 0 OR NOT out STREQUAL "good.mo: ok\n")
   message(FATAL_ERROR "cdevs check good.mo: ${rc} '${out}'")
 endif()
+
+# cdevs run: errors in the model file are located, bad flags exit 2, and a run
+# writes its CSV and ends with the summary line.
+expect_fail(1 "bad.mo:4:13: error: unknown variable 'y'" run bad.mo)
+expect_fail(2 "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3, got 'RK4'" run good.mo --method RK4)
+expect_fail(2 "--vars: unknown variable 'z'" run good.mo --vars z)
+expect_fail(2 "only .csv results are written yet" run good.mo --out r.mat)
+execute_process(COMMAND ${CDEVS} run good.mo --stop 2 --out good.csv RESULT_VARIABLE rc
+                ERROR_VARIABLE err WORKING_DIRECTORY ${WORK})
+if(NOT rc EQUAL 0 OR NOT err MATCHES "summary: method=QSS3 states=1 transitions=[0-9]+ zero_crossings=0 wall_s=[0-9.]+ events_per_s=[0-9]+")
+  message(FATAL_ERROR "cdevs run good.mo: ${rc}\n${err}")
+endif()
+file(STRINGS ${WORK}/good.csv rows)
+list(GET rows 0 header)
+list(GET rows -1 last)
+if(NOT header STREQUAL "time,x" OR NOT last MATCHES "^2,0\\.13")
+  message(FATAL_ERROR "good.csv: '${header}' … '${last}' (x(2) = e^-2 = 0.1353)")
+endif()
