@@ -173,6 +173,10 @@ static void test_compile_errors(void) {
   CHECK_EQ_INT(load_text("model m\n  Real x;\n  discrete Real d;\nequation\n  der(x) = -x;\nalgorithm\n"
                          "  when d then\n    d := 1;\n  end when;\nend m;\n", out, sizeof out), 1);
   CHECK_CONTAINS(out, "7:8: error: a when condition must compare two expressions");
+  /* Found by fuzz/fuzz_mo: a misspelled type whose constant sizes a later array. */
+  CHECK_EQ_INT(load_text("model m\n  constant IiLeger N = 3;\n  Real x[N];\nequation\n  der(x[1]) = 1;\nend m;\n",
+                         out, sizeof out) > 0, 1);
+  CHECK_CONTAINS(out, "2:20: error: unknown type 'IiLeger' of 'N'; did you mean 'Integer'?");
 }
 
 int main(void) {

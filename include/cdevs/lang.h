@@ -36,6 +36,8 @@ typedef struct cdevs_mo cdevs_mo;
  * when the file cannot be read.
  */
 int cdevs_mo_load(const char *path, FILE *diag, cdevs_mo **out);
+/* The same for text in memory; name is used in the diagnostics. */
+int cdevs_mo_load_text(const char *name, const char *text, size_t len, FILE *diag, cdevs_mo **out);
 void cdevs_mo_free(cdevs_mo *mo);
 
 /* The experiment annotation, with defaults for what it leaves out (0 to 1, QSS3,

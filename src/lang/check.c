@@ -184,6 +184,15 @@ int lang_check(const ast_model *m, lang_diag *d) {
                    m->decls[j].line);
         break;
       }
+    if (a->block && !strchr(a->block, '.')) {
+      /* Library blocks are named cdevs.Block; a bare unknown name is a misspelled type. */
+      static const char *const types[] = {"Real", "Integer", "Boolean"};
+      const char *hint = lang_suggest(a->block, types, 3);
+      if (hint)
+        lang_error(d, a->line, a->col, "unknown type '%s' of '%s'; did you mean '%s'?", a->block, a->name, hint);
+      else
+        lang_error(d, a->line, a->col, "unknown type '%s' of '%s'", a->block, a->name);
+    }
     if (a->dims)
       for (int k = 0; k < a->dims->nkid; k++) check_expr(&s, a->dims->kid[k]);
     check_expr(&s, a->value);

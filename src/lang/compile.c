@@ -59,6 +59,7 @@ typedef struct comp {
   uint32_t ncross, capcross;
   int in_initial;
   int in_handler;
+  uint64_t unrolled; /* loop iterations so far: a bound keeps hostile input finite */
 } comp;
 
 struct cdevs_mo {
@@ -131,6 +132,12 @@ static double var_value(comp *c, const node *n, int *ok) {
     return 0.0;
   }
   uint32_t f;
+  if (s->first_flat + s->size > c->nflat || !c->cval) {
+    /* declared after the point being evaluated (a size using a later constant) */
+    lang_error(c->d, n->line, n->col, "'%s' is used before its declaration", n->name);
+    *ok = 0;
+    return 0.0;
+  }
   if (flat_index(c, s, n, &f)) {
     *ok = 0;
     return 0.0;
@@ -279,7 +286,7 @@ static int declare(comp *c) {
       lang_error(c->d, d->line, d->col,
                  "component '%s' of type '%s': block diagrams in model files are not supported yet",
                  d->name, d->block);
-      continue;
+      break; /* later sizes may refer to it: stop here */
     }
     s->cls = d->kind == D_CONST ? V_CONST : d->kind == D_PARAM ? V_PARAM
              : d->kind == D_DISCRETE || d->is_integer || d->is_boolean ? V_DISC
@@ -301,7 +308,7 @@ static int declare(comp *c) {
         }
         s->dims[k] = (int)n;
         s->size *= (uint32_t)n;
-        if (s->size > 50000000) {
+        if (s->size > 5000000) {
           lang_error(c->d, d->line, d->col, "'%s' is too large", d->name);
           break;
         }
@@ -309,7 +316,7 @@ static int declare(comp *c) {
     }
     s->first_flat = flat;
     flat += s->size;
-    if (flat > 50000000) {
+    if (flat > 5000000) {
       lang_error(c->d, d->line, d->col, "the model has too many variables");
       break;
     }
@@ -390,6 +397,11 @@ static int exec_for(comp *c, const node *n, int (*body)(comp *, const node *, vo
   c->iname[k] = n->name ? n->name : "";
   int rc = 0;
   for (long i = lo; step > 0 ? (double)i <= hi : (double)i >= hi; i += step) {
+    if (++c->unrolled > 50000000) {
+      lang_error(c->d, n->line, n->col, "the model unrolls more than 5e7 loop iterations");
+      rc = -1;
+      break;
+    }
     c->ival[k] = (double)i;
     if ((rc = body(c, n->kid[1], ud))) break;
   }
@@ -1139,6 +1151,20 @@ static int compile(comp *c, cdevs_mo *mo) {
   return c->d->errors ? -1 : 0;
 }
 
+static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_mo **out);
+
+int cdevs_mo_load_text(const char *name, const char *text, size_t len, FILE *diag, cdevs_mo **out) {
+  *out = NULL;
+  char *buf = malloc(len + 1);
+  if (!buf) {
+    if (diag) fprintf(diag, "%s: out of memory\n", name);
+    return -1;
+  }
+  memcpy(buf, text, len);
+  buf[len] = 0;
+  return load_src(name, buf, len, diag, out);
+}
+
 int cdevs_mo_load(const char *path, FILE *diag, cdevs_mo **out) {
   *out = NULL;
   FILE *f = fopen(path, "rb");
@@ -1166,6 +1192,11 @@ int cdevs_mo_load(const char *path, FILE *diag, cdevs_mo **out) {
     return -1;
   }
   buf[len] = 0;
+  return load_src(path, buf, len, diag, out);
+}
+
+/* Parses, checks and compiles buf (NUL-terminated, taken and freed). */
+static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_mo **out) {
   lang_src src = {path, buf, len};
   lang_diag d = {&src, diag, 0, 0};
   lang_arena *a = arena_new();
