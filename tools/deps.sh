@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Installs the Debian packages cdevs needs: `tools/deps.sh build` (compile and test)
-# or `tools/deps.sh run` (also gnuplot, for plots). Does nothing when all are present.
+# Installs the Debian packages cdevs needs: `tools/deps.sh build` (compile and test),
+# `tools/deps.sh run` (also gnuplot, for plots) or `tools/deps.sh fuzz` (also clang, for
+# the fuzz targets). Does nothing when all are present.
 set -euo pipefail
 
 # libsundials-dev: CVODE, the reference solver of the QSS tests and benchmarks.
 want=(cmake make gcc libc6-dev time libsundials-dev)
 [ "${1:-build}" = run ] && want+=(gnuplot-nox)
+# The fuzz targets: clang with its libFuzzer and sanitizer runtimes.
+[ "${1:-build}" = fuzz ] && want+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${want[@]}"; do

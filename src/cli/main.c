@@ -46,6 +46,8 @@ static int usage(FILE *f) {
           "  run MODEL.mo [--stop T] [--method M] [--tol R] [--abstol A] [--out F.csv]\n"
           "        [--vars a,b] [--step H] [--plot F.svg|.png] [--quiet]\n"
           "      simulate an equation model with QSS; a summary line goes to stderr\n"
+          "  list-blocks\n"
+          "      the block library, with each block's ports and parameters\n"
           "  check MODEL.mo\n"
           "      parse and check a model file; errors as file:line:col with the line\n"
           "  --version   print the version\n"
@@ -797,7 +799,24 @@ static int cmd_run(opts *o) {
   if (out && (st = cdevs_results_open(sim, m, out, step, &res)))
     fprintf(stderr, "cdevs run: cannot write %s: %s\n", out, cdevs_strerror(st));
   double t0 = now_s();
-  if (!st) st = cdevs_sim_run(sim, e.stop);
+  /* On a terminal, a progress line at most every half second: the run goes in 1/500
+   * slices of the horizon, which costs nothing measurable. */
+  int progress = !quiet && isatty(2);
+  double last = t0;
+  for (int k = 1; !st && k <= 500; k++) {
+    double tk = k == 500 ? e.stop : e.start + (e.stop - e.start) * k / 500.0;
+    st = cdevs_sim_run(sim, tk);
+    double now = now_s();
+    if (progress && now - last >= 0.5) {
+      cdevs_mo_stats ps;
+      cdevs_mo_stats_get(cdevs_sim_state(sim, m), &ps);
+      double frac = (tk - e.start) / (e.stop - e.start), rate = (double)(ps.steps + ps.crossings) / (now - t0);
+      fprintf(stderr, "\r%5.1f%%  t=%-12.6g  %.3g events/s  ETA %.0f s   ", 100.0 * frac, tk, rate,
+              frac > 0 ? (now - t0) * (1.0 - frac) / frac : 0.0);
+      last = now;
+    }
+  }
+  if (progress && last > t0) fputc('\n', stderr);
   double wall = now_s() - t0;
   int rc = 0;
   if (st) {
@@ -828,6 +847,59 @@ static int cmd_run(opts *o) {
   }
   cdevs_mo_free(mo);
   return rc;
+}
+
+/* ---- list-blocks ------------------------------------------------------------------------ */
+
+static int cmd_list_blocks(void) {
+  static const struct {
+    const cdevs_atomic_ops *ops;
+    const char *params;
+  } blocks[] = {
+      {&cdevs_integrator_ops, "method (QSS1..LIQSS3), x0, dqrel, dqmin"},
+      {&cdevs_reset_integrator_ops, "method, x0, dqrel, dqmin; an event on reset sets x"},
+      {&cdevs_constant_ops, "value"},
+      {&cdevs_step_ops, "t_step, before, after"},
+      {&cdevs_ramp_ops, "t_start, t_end, y_start, y_end"},
+      {&cdevs_sine_ops, "amplitude, freq, phase, offset, order (1..3), dq"},
+      {&cdevs_pulse_ops, "low, high, period, duty, delay"},
+      {&cdevs_triangle_ops, "low, high, period, delay"},
+      {&cdevs_saw_ops, "low, high, period, delay"},
+      {&cdevs_pwm_ops, "low, high, period"},
+      {&cdevs_table_ops, "t[], y[], n, linear (cdevs_table_load_csv reads a CSV)"},
+      {&cdevs_wsum_ops, "n (1..8), w[]"},
+      {&cdevs_gain_ops, "k"},
+      {&cdevs_mult_ops, "n (2..8)"},
+      {&cdevs_div_ops, "-"},
+      {&cdevs_inv_ops, "-"},
+      {&cdevs_square_ops, "-"},
+      {&cdevs_pow_ops, "p"},
+      {&cdevs_func_ops, "fn: sin cos tan exp log sqrt tanh atan abs"},
+      {&cdevs_cross_ops, "level, direction (-1, 0, 1), value"},
+      {&cdevs_comparator_ops, "level, low, high"},
+      {&cdevs_hysteresis_ops, "x_on, x_off, low, high, start_high"},
+      {&cdevs_switch_ops, "level"},
+      {&cdevs_saturation_ops, "lo, hi"},
+      {&cdevs_quantizer_ops, "quantum, hysteresis"},
+      {&cdevs_sample_hold_ops, "-"},
+      {&cdevs_sampler_ops, "period, order (0..2), numerical"},
+      {&cdevs_recorder_ops, "n (1..8), step, t_stop"},
+      {&cdevs_counter_ops, "-"},
+      {&cdevs_generator_ops, "first, period"},
+      {&cdevs_processor_ops, "processing_time"},
+      {&cdevs_transducer_ops, "observation_time"},
+  };
+  for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+    const cdevs_atomic_ops *o = blocks[i].ops;
+    printf("%-16s in:", o->type);
+    for (const cdevs_port_def *p = o->inputs; p && p->name; p++) printf(" %s", p->name);
+    if (!o->inputs || !o->inputs[0].name) printf(" -");
+    printf("  out:");
+    for (const cdevs_port_def *p = o->outputs; p && p->name; p++) printf(" %s", p->name);
+    if (!o->outputs || !o->outputs[0].name) printf(" -");
+    printf("  params: %s\n", blocks[i].params);
+  }
+  return 0;
 }
 
 /* ---- check --------------------------------------------------------------------------- */
@@ -861,6 +933,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "bench")) return cmd_bench(&o);
   if (!strcmp(argv[1], "check")) return cmd_check(&o);
   if (!strcmp(argv[1], "run")) return cmd_run(&o);
+  if (!strcmp(argv[1], "list-blocks")) return cmd_list_blocks();
   fprintf(stderr, "cdevs: unknown command '%s'\n", argv[1]);
   return usage(stderr);
 }
