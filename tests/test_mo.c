@@ -179,11 +179,48 @@ static void test_compile_errors(void) {
   CHECK_CONTAINS(out, "2:20: error: unknown type 'IiLeger' of 'N'; did you mean 'Integer'?");
 }
 
+/* if/elseif/else in a when clause (conditions evaluated once, in order) and sum()
+ * over an array: x integrates k = 0, 1, 2, 0 over [0,1), [1,2), [2,3), [3,3.5]. */
+static void test_handler_if_and_sum(void) {
+  const char *text =
+      "model m\n"
+      "  parameter Real z[3] = {1, 2, 3};\n"
+      "  Real x(start = 0), y(start = 0);\n"
+      "  discrete Real k(start = 0), next(start = 1);\n"
+      "equation\n"
+      "  der(x) = k;\n"
+      "  der(y) = sum(z);\n"
+      "algorithm\n"
+      "  when time > next then\n"
+      "    if k == 0 then\n      k := 1;\n    elseif k == 1 then\n      k := 2;\n"
+      "    else\n      k := 0;\n    end if;\n"
+      "    next := next + 1;\n"
+      "  end when;\n"
+      "end m;\n";
+  cdevs_mo *mo;
+  if (cdevs_mo_load_text("m.mo", text, strlen(text), stderr, &mo)) {
+    check_failed++;
+    return;
+  }
+  cdevs_model *root = cdevs_root_new(NULL, "t");
+  cdevs_model *m = cdevs_mo_add(root, "m", mo, CDEVS_QSS3, 1e-6, 1e-9);
+  cdevs_sim *sim;
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_sim_run(sim, 3.5), CDEVS_OK);
+  const void *st = cdevs_sim_state(sim, m);
+  CHECK_NEAR(cdevs__system_x(st, 0, 3.5), 3.0, 1e-9);
+  CHECK_NEAR(cdevs__system_x(st, 1, 3.5), 21.0, 1e-9);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  cdevs_mo_free(mo);
+}
+
 int main(void) {
   test_bball();
   test_stiff();
   test_lcline();
   test_lotka();
   test_compile_errors();
+  test_handler_if_and_sum();
   return check_report("test_mo");
 }

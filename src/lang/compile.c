@@ -526,6 +526,27 @@ static int gen_call(comp *c, const node *n) {
     if (arity != 1) goto bad_arity;
     return gen(c, n->kid[0]);
   }
+  if (!strcmp(f, "sum") || !strcmp(f, "product")) {
+    /* over a whole array variable, unrolled */
+    if (arity != 1 || n->kid[0]->kind != X_REF || n->kid[0]->nkid != 0 || !lookup(c, n->kid[0]->name) ||
+        lookup(c, n->kid[0]->name)->ndims == 0) {
+      lang_error(c->d, n->line, n->col, "%s() takes an array variable", n->name);
+      return -1;
+    }
+    const sym *s = lookup(c, n->kid[0]->name);
+    for (uint32_t k = 0; k < s->size; k++) {
+      uint32_t fl = s->first_flat + k;
+      switch (c->cls[fl]) {
+      case V_CONST: emit(c, BC_CONST, 0, c->cval[fl], 1); break;
+      case V_PARAM: emit(c, BC_PARAM, c->cidx[fl], 0, 1); break;
+      case V_STATE: emit(c, BC_STATE, c->cidx[fl], 0, 1); break;
+      case V_ALG: emit(c, BC_ALG, c->cidx[fl], 0, 1); break;
+      default: emit(c, BC_DISC, c->cidx[fl], 0, 1); break;
+      }
+      if (k) emit(c, f[0] == 's' ? BC_ADD : BC_MUL, 0, 0, -1);
+    }
+    return 0;
+  }
   if (!strcmp(f, "smooth")) {
     if (arity != 2) goto bad_arity;
     return gen(c, n->kid[1]);
@@ -724,6 +745,39 @@ static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *
       if (exec_for(c, s, handler_for, ud)) return -1;
       continue;
     }
+    if (s->kind == Q_IF) {
+      /* if c1 then A elseif c2 then B else E end if: jump-unless c1 to the next
+       * branch, A, jump to the end, … — the conditions are evaluated in order, once. */
+      uint32_t ends[64];
+      int nends = 0;
+      int pairs = s->nkid / 2;
+      for (int k = 0; k < pairs; k++) {
+        sys_action *na = realloc(*acts, (*n + 1) * sizeof *na);
+        if (!na) return c->oom = 1, -1;
+        *acts = na;
+        uint32_t test = (*n)++;
+        memset(&na[test], 0, sizeof na[test]);
+        na[test].reinit = ACT_JUMP_UNLESS;
+        c->in_handler = 1;
+        int bad = compile_expr(c, s->kid[2 * k], &na[test].value);
+        c->in_handler = 0;
+        if (bad || handler_list(c, s->kid[2 * k + 1], acts, n)) return -1;
+        if (nends == 64) {
+          lang_error(c->d, s->line, s->col, "too many elseif branches");
+          return -1;
+        }
+        na = realloc(*acts, (*n + 1) * sizeof *na);
+        if (!na) return c->oom = 1, -1;
+        *acts = na;
+        ends[nends++] = *n;
+        memset(&na[*n], 0, sizeof na[*n]);
+        na[(*n)++].reinit = ACT_JUMP;
+        (*acts)[test].target = *n; /* a false condition goes to the next branch */
+      }
+      if (s->has_else && handler_list(c, s->kid[s->nkid - 1], acts, n)) return -1;
+      for (int k = 0; k < nends; k++) (*acts)[ends[k]].target = *n;
+      continue;
+    }
     const node *target, *value;
     int reinit = 0;
     if (s->kind == Q_CALL && strcmp(s->kid[0]->name, "reinit") == 0 && s->kid[0]->nkid == 2) {
@@ -731,7 +785,7 @@ static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *
     } else if ((s->kind == Q_ASSIGN || s->kind == Q_EQ) && s->kid[0]->kind == X_REF) {
       target = s->kid[0], value = s->kid[1];
     } else {
-      lang_error(c->d, s->line, s->col, "only assignments and reinit() are supported in a when clause yet");
+      lang_error(c->d, s->line, s->col, "only assignments, reinit() and if are supported in a when clause yet");
       return -1;
     }
     if (target->kind != X_REF) {
@@ -758,7 +812,7 @@ static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *
     *acts = na;
     sys_action *a = &na[(*n)++];
     memset(a, 0, sizeof *a);
-    a->reinit = reinit;
+    a->reinit = reinit ? ACT_REINIT : ACT_ASSIGN;
     a->target = c->cidx[f];
     c->in_handler = 1;
     int bad = compile_expr(c, value, &a->value);
@@ -1126,11 +1180,19 @@ static int compile(comp *c, cdevs_mo *mo) {
     else if (!strcmp(a->key, "MMO_Output")) outputs = a->value;
     else if (!strcmp(a->key, "MMO_Solver") || !strcmp(a->key, "method")) {
       cdevs_qss_method qm;
-      if (a->value->kind == X_REF && cdevs_qss_method_parse(a->value->name, &qm) == 0)
+      if (a->value->kind == X_REF && cdevs_qss_method_parse(a->value->name, &qm) == 0) {
         mo->exp.method = qm;
-      else if (a->value->kind == X_REF)
-        lang_error(c->d, a->line, a->col, "MMO_Solver %s is not available; use QSS1..3 or LIQSS1..3",
-                   a->value->name);
+      } else if (a->value->kind == X_REF) {
+        /* QSS Solver's other solvers: the nearest method we have, said aloud. */
+        const char *nm = a->value->name;
+        qm = strstr(nm, "LIQSS") ? (strstr(nm, "3") ? CDEVS_LIQSS3 : strstr(nm, "2") ? CDEVS_LIQSS2
+                                                                                     : CDEVS_LIQSS1)
+                                 : CDEVS_QSS3;
+        if (!strcmp(nm, "LIQSS_BDF")) qm = CDEVS_LIQSS2;
+        mo->exp.method = qm;
+        lang_warning(c->d, a->line, a->col, "MMO_Solver %s is not available here; using %s", nm,
+                     cdevs_qss_method_name(qm));
+      }
     }
   }
   if (!(mo->exp.stop > mo->exp.start)) {

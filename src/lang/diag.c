@@ -25,6 +25,17 @@ void lang_error(lang_diag *d, int line, int col, const char *fmt, ...) {
   fputs("^\n", d->out);
 }
 
+void lang_warning(lang_diag *d, int line, int col, const char *fmt, ...) {
+  d->warnings++;
+  if (!d->out) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(d->out, "%s:%d:%d: warning: ", d->src->path, line, col);
+  vfprintf(d->out, fmt, ap);
+  fputc('\n', d->out);
+  va_end(ap);
+}
+
 static size_t min3(size_t a, size_t b, size_t c) {
   size_t m = a < b ? a : b;
   return m < c ? m : c;

@@ -28,6 +28,12 @@ void lang_error(lang_diag *d, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+/* "path:line:col: warning: message" (no source line): does not stop the run. */
+void lang_warning(lang_diag *d, int line, int col, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 /* The closest of n candidate names to name (edit distance <= 2), or NULL. */
 const char *lang_suggest(const char *name, const char *const *cands, size_t n);
 

@@ -389,6 +389,10 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
   const cdevs__sys_spec *sp = s->sp;
   for (uint32_t a = 0; a < n; a++) {
     const sys_action *ac = &acts[a];
+    if (ac->reinit == ACT_JUMP) {
+      a = ac->target - 1;
+      continue;
+    }
     if (eval_algs(cx, s, t)) return -1;
     bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng};
     double val[4];
@@ -399,7 +403,9 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       cdevs_ctx_fail(cx, "event handler: argument outside the domain of a function");
       return -1;
     }
-    if (ac->reinit) {
+    if (ac->reinit == ACT_JUMP_UNLESS) {
+      if (val[0] == 0.0) a = ac->target - 1;
+    } else if (ac->reinit == ACT_REINIT) {
       cdevs__qvar_reset(&s->v[ac->target], s->m, t, val[0]);
       s->key[ac->target] = t;
       hfix(s, ac->target);

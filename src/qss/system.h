@@ -44,11 +44,13 @@ typedef struct bc_code {
   uint32_t max_stack;
 } bc_code;
 
-/* A discrete assignment or a reinit in a zero-crossing handler. */
+/* One step of a zero-crossing handler, run in order: a discrete assignment, a
+ * reinit, or a jump (if/elseif/else statements). */
+enum { ACT_ASSIGN = 0, ACT_REINIT = 1, ACT_JUMP_UNLESS = 2, ACT_JUMP = 3 };
 typedef struct sys_action {
-  int reinit;      /* 1: state target, 0: discrete target */
-  uint32_t target; /* state or discrete index */
-  bc_code value;
+  int reinit;      /* ACT_*: the name is kept from when there were only two kinds */
+  uint32_t target; /* state or discrete index; for jumps, the action to go to */
+  bc_code value;   /* the value, or the jump condition */
 } sys_action;
 
 typedef struct sys_crossing {
