@@ -7,13 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdevs/taylor.h"
+#include "blocks/signal.h"
 
-typedef struct series {
-  double c[4];
-  double t;
-  int order;
-} series;
+typedef cdevs__sig series;
 
 struct cdevs_results {
   cdevs_sim *sim;
@@ -30,13 +26,10 @@ struct cdevs_results {
   cdevs_observer obs;
 };
 
-static double value_at(const series *s, double t) {
-  return cdevs_taylor_eval(s->c, s->order, t - s->t);
-}
 
 static void row(cdevs_results *r, double t) {
   if (fprintf(r->f, "%.17g", t) < 0) r->failed = 1;
-  for (int p = 0; p < r->nports; p++) fprintf(r->f, ",%.17g", value_at(&r->s[p], t));
+  for (int p = 0; p < r->nports; p++) fprintf(r->f, ",%.17g", cdevs__sig_eval(&r->s[p], t));
   if (fputc('\n', r->f) == EOF) r->failed = 1;
   r->rows++;
 }
@@ -60,16 +53,7 @@ static void on_output(void *ud, double t, uint32_t atomic, int port, const cdevs
     row(r, r->row_t);
   }
   r->row_t = t;
-  series *s = &r->s[port];
-  if (v->kind == CDEVS_TAYLOR) {
-    memcpy(s->c, v->u.taylor, sizeof s->c);
-    s->order = v->order;
-  } else {
-    s->c[0] = v->kind == CDEVS_INT ? (double)v->u.integer : v->u.real;
-    s->c[1] = s->c[2] = s->c[3] = 0.0;
-    s->order = 0;
-  }
-  s->t = t;
+  cdevs__sig_set(&r->s[port], v, t);
 }
 
 cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const char *path, double step,

@@ -472,6 +472,17 @@ static void emit(comp *c, bc_op op, uint32_t arg, double k, int delta) {
 
 static int gen(comp *c, const node *n);
 
+/* Pushes flat scalar f: constants inline, the rest by class and index. */
+static void emit_var(comp *c, uint32_t f) {
+  switch (c->cls[f]) {
+  case V_CONST: emit(c, BC_CONST, 0, c->cval[f], 1); break;
+  case V_PARAM: emit(c, BC_PARAM, c->cidx[f], 0, 1); break;
+  case V_STATE: emit(c, BC_STATE, c->cidx[f], 0, 1); break;
+  case V_ALG: emit(c, BC_ALG, c->cidx[f], 0, 1); break;
+  default: emit(c, BC_DISC, c->cidx[f], 0, 1); break;
+  }
+}
+
 static int gen_ref(comp *c, const node *n) {
   double v;
   if (n->nkid == 0 && index_of(c, n->name, &v)) {
@@ -485,13 +496,7 @@ static int gen_ref(comp *c, const node *n) {
   const sym *s = lookup(c, n->name);
   uint32_t f;
   if (!s || flat_index(c, s, n, &f)) return -1;
-  switch (c->cls[f]) {
-  case V_CONST: emit(c, BC_CONST, 0, c->cval[f], 1); break;
-  case V_PARAM: emit(c, BC_PARAM, c->cidx[f], 0, 1); break;
-  case V_STATE: emit(c, BC_STATE, c->cidx[f], 0, 1); break;
-  case V_ALG: emit(c, BC_ALG, c->cidx[f], 0, 1); break;
-  default: emit(c, BC_DISC, c->cidx[f], 0, 1); break;
-  }
+  emit_var(c, f);
   return 0;
 }
 
@@ -535,14 +540,7 @@ static int gen_call(comp *c, const node *n) {
     }
     const sym *s = lookup(c, n->kid[0]->name);
     for (uint32_t k = 0; k < s->size; k++) {
-      uint32_t fl = s->first_flat + k;
-      switch (c->cls[fl]) {
-      case V_CONST: emit(c, BC_CONST, 0, c->cval[fl], 1); break;
-      case V_PARAM: emit(c, BC_PARAM, c->cidx[fl], 0, 1); break;
-      case V_STATE: emit(c, BC_STATE, c->cidx[fl], 0, 1); break;
-      case V_ALG: emit(c, BC_ALG, c->cidx[fl], 0, 1); break;
-      default: emit(c, BC_DISC, c->cidx[fl], 0, 1); break;
-      }
+      emit_var(c, s->first_flat + k);
       if (k) emit(c, f[0] == 's' ? BC_ADD : BC_MUL, 0, 0, -1);
     }
     return 0;
