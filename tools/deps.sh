@@ -5,8 +5,9 @@
 # the fuzz targets). Does nothing when all are present.
 set -euo pipefail
 
-# libsundials-dev: CVODE, the reference solver of the QSS tests and benchmarks.
-want=(cmake make gcc libc6-dev time libsundials-dev)
+# libsundials-dev: CVODE, the reference solver of the QSS tests and benchmarks;
+# python3-scipy: an independent reader of the MAT v4 result files, in the tests.
+want=(cmake make gcc libc6-dev time libsundials-dev python3-scipy)
 [ "${1:-build}" = run ] && want+=(gnuplot-nox)
 # The fuzz targets: clang with its libFuzzer and sanitizer runtimes.
 [ "${1:-build}" = fuzz ] && want+=(clang libclang-rt-14-dev)

@@ -16,8 +16,11 @@ typedef struct cdevs_results cdevs_results;
  * Records every output port of `atomic` (values are Taylor series, evaluated exactly)
  * into a CSV file with the header "time,<port names>". With step = 0 a row is written
  * for every instant at which an output changes (its values after that instant);
- * with step > 0 rows are written at t0, t0 + step, … (dense output). The file is
- * written as path.part and renamed by cdevs_results_close.
+ * with step > 0 rows are written at t0, t0 + step, … (dense output). A path ending
+ * in ".mat" gets MAT v4 in the Dymola/OpenModelica result layout instead (name,
+ * description, dataInfo, data_1, data_2: what OMPlot and DyMat read), kept in
+ * memory and written at close. The file is written as path.part and renamed by
+ * cdevs_results_close.
  */
 cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const char *path,
                                 double step, cdevs_results **out);

@@ -740,8 +740,8 @@ static int cmd_run(opts *o) {
     } else if (is_opt(o, "--out")) {
       if (!(out = opt_value(o, "--out"))) return bad_opt(o, "--out needs a file");
       const char *dot = strrchr(out, '.');
-      if (!dot || strcmp(dot, ".csv") != 0) {
-        fprintf(stderr, "cdevs run: --out %s: only .csv results are written yet\n", out);
+      if (!dot || (strcmp(dot, ".csv") != 0 && strcmp(dot, ".mat") != 0)) {
+        fprintf(stderr, "cdevs run: --out %s: results are written as .csv or .mat (MAT v4)\n", out);
         return 2;
       }
     } else if (is_opt(o, "--vars")) {
@@ -760,6 +760,10 @@ static int cmd_run(opts *o) {
     return 2;
   }
   if (!out) out = plot ? "results.csv" : NULL;
+  if (plot && out && strcmp(strrchr(out, '.'), ".csv") != 0) {
+    fprintf(stderr, "cdevs run: --plot draws from a .csv result file, not %s\n", out);
+    return 2;
+  }
   int prc = check_plot_args(out, plot);
   if (prc) return prc;
   cdevs_mo *mo;

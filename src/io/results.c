@@ -13,6 +13,10 @@ typedef cdevs__sig series;
 
 struct cdevs_results {
   cdevs_sim *sim;
+  const cdevs_model *model;
+  int mat;           /* MAT v4 (Dymola layout): rows are kept and written at close */
+  double *rows_mem;  /* (1 + nports) doubles per row */
+  size_t nrows_mem, cap_mem;
   uint32_t atomic;
   FILE *f;
   char *path, *part;
@@ -28,6 +32,24 @@ struct cdevs_results {
 
 
 static void row(cdevs_results *r, double t) {
+  if (r->mat) {
+    size_t w = 1 + (size_t)r->nports;
+    if (r->nrows_mem == r->cap_mem) {
+      size_t cap = r->cap_mem ? 2 * r->cap_mem : 1024;
+      double *n = realloc(r->rows_mem, cap * w * sizeof *n);
+      if (!n) {
+        r->failed = 1;
+        return;
+      }
+      r->rows_mem = n;
+      r->cap_mem = cap;
+    }
+    double *p = r->rows_mem + r->nrows_mem++ * w;
+    p[0] = t;
+    for (int k = 0; k < r->nports; k++) p[1 + k] = cdevs__sig_eval(&r->s[k], t);
+    r->rows++;
+    return;
+  }
   if (fprintf(r->f, "%.17g", t) < 0) r->failed = 1;
   for (int p = 0; p < r->nports; p++) fprintf(r->f, ",%.17g", cdevs__sig_eval(&r->s[p], t));
   if (fputc('\n', r->f) == EOF) r->failed = 1;
@@ -78,14 +100,19 @@ cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const
   }
   memcpy(r->path, path, n + 1);
   snprintf(r->part, n + 6, "%s.part", path);
-  r->f = fopen(r->part, "w");
+  r->f = fopen(r->part, "wb");
   if (!r->f) {
     free(r->s), free(r->path), free(r->part), free(r);
     return CDEVS_EIO;
   }
-  fputs("time", r->f);
-  for (int p = 0; p < r->nports; p++) fprintf(r->f, ",%s", cdevs_port_name(atomic, CDEVS_OUT, p));
-  fputc('\n', r->f);
+  r->model = atomic;
+  const char *dot = strrchr(path, '.');
+  r->mat = dot && strcmp(dot, ".mat") == 0;
+  if (!r->mat) {
+    fputs("time", r->f);
+    for (int p = 0; p < r->nports; p++) fprintf(r->f, ",%s", cdevs_port_name(atomic, CDEVS_OUT, p));
+    fputc('\n', r->f);
+  }
   r->obs.output = on_output;
   cdevs_status st = cdevs_sim_observe(sim, &r->obs, r);
   if (st) {
@@ -100,6 +127,66 @@ cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const
 
 uint64_t cdevs_results_rows(const cdevs_results *r) { return r ? r->rows : 0; }
 
+/* ---- MAT v4 in the Dymola / OpenModelica result layout ("binTrans") -----------------
+ * Matrices, each a 20-byte header (type, rows, cols, imaginary flag, name length),
+ * the name with its NUL, then the data column by column. Type 0 is double, 20 int32,
+ * 51 text (one byte per character). The layout: Aclass (format identification),
+ * name and description (one column per variable), dataInfo (per variable: which
+ * data matrix, which row of it, 0, -1), data_1 (constant values, here time only)
+ * and data_2 (time and the variables, one column per time point). */
+
+static void mat_header(FILE *f, int32_t type, int32_t rows, int32_t cols, const char *name) {
+  int32_t h[5] = {type, rows, cols, 0, (int32_t)strlen(name) + 1};
+  fwrite(h, sizeof h, 1, f);
+  fwrite(name, 1, strlen(name) + 1, f);
+}
+
+/* A text matrix whose columns are the strings (binTrans stores names transposed). */
+static void mat_text_columns(FILE *f, const char *name, const char *const *strs, int n) {
+  int32_t w = 1;
+  for (int i = 0; i < n; i++)
+    if ((int32_t)strlen(strs[i]) > w) w = (int32_t)strlen(strs[i]);
+  mat_header(f, 51, w, n, name);
+  for (int i = 0; i < n; i++) {
+    int32_t len = (int32_t)strlen(strs[i]);
+    fwrite(strs[i], 1, (size_t)len, f);
+    for (int32_t k = len; k < w; k++) fputc(0, f);
+  }
+}
+
+static void mat_write(cdevs_results *r, double t_end) {
+  FILE *f = r->f;
+  int nv = 1 + r->nports;
+  /* Aclass: 4 rows of text, stored column by column. */
+  static const char *const aclass[4] = {"Atrajectory", "1.1", "", "binTrans"};
+  mat_header(f, 51, 4, 11, "Aclass");
+  for (int c = 0; c < 11; c++)
+    for (int l = 0; l < 4; l++) fputc(c < (int)strlen(aclass[l]) ? aclass[l][c] : ' ', f);
+  const char **names = malloc((size_t)nv * sizeof *names), **descr = malloc((size_t)nv * sizeof *descr);
+  if (!names || !descr) {
+    free(names), free(descr);
+    r->failed = 1;
+    return;
+  }
+  names[0] = "time", descr[0] = "Time in [s]";
+  for (int p = 0; p < r->nports; p++) names[1 + p] = cdevs_port_name(r->model, CDEVS_OUT, p), descr[1 + p] = "";
+  mat_text_columns(f, "name", names, nv);
+  mat_text_columns(f, "description", descr, nv);
+  free(names), free(descr);
+  mat_header(f, 20, 4, nv, "dataInfo");
+  for (int i = 0; i < nv; i++) {
+    int32_t info[4] = {i == 0 ? 0 : 2, i + 1, 0, -1};
+    fwrite(info, sizeof info, 1, f);
+  }
+  /* data_1: constants over [t0, t_end]; only time. */
+  double t0 = r->nrows_mem ? r->rows_mem[0] : r->t0;
+  mat_header(f, 0, 1, 2, "data_1");
+  fwrite(&t0, sizeof t0, 1, f);
+  fwrite(&t_end, sizeof t_end, 1, f);
+  mat_header(f, 0, nv, (int32_t)r->nrows_mem, "data_2");
+  fwrite(r->rows_mem, sizeof(double) * (size_t)nv, r->nrows_mem, f);
+}
+
 cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
   if (!r) return CDEVS_OK;
   cdevs_sim_unobserve(r->sim, &r->obs, r);
@@ -111,6 +198,7 @@ cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
       if (t_end > r->row_t) row(r, t_end); /* the state at the stop time */
     }
   }
+  if (ok && r->mat) mat_write(r, t_end);
   int bad = r->failed || ferror(r->f);
   bad |= fclose(r->f) != 0;
   cdevs_status st = CDEVS_OK;
@@ -118,6 +206,7 @@ cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
     remove(r->part);
     st = ok ? CDEVS_EIO : CDEVS_OK;
   }
+  free(r->rows_mem);
   free(r->s), free(r->path), free(r->part), free(r);
   return st;
 }
