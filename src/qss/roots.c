@@ -124,11 +124,10 @@ int cdevs__poly_real_roots(const double *c, int deg, double *r) {
   case 1:
     r[0] = -c[0] / c[1];
     return 1;
-  case 2: {
-    int n = quadratic(c[2], c[1], c[0], r);
-    for (int i = 0; i < n; i++) r[i] = polish(c, 2, r[i]);
-    return n;
-  }
+  case 2:
+    /* The cancellation-free formula is accurate to a few ulps; no polish needed
+     * (this is the hot path of QSS2/LIQSS2). */
+    return quadratic(c[2], c[1], c[0], r);
   case 3:
     return cubic(c, r);
   default:
