@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "model.h"
+#include "sim.h"
 #include "qss.h"
 #include "status.h"
 
@@ -57,13 +58,20 @@ int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag);
 size_t cdevs_mo_state_count(const cdevs_mo *mo);
 
 /*
- * Adds the model to parent as one atomic model named name, integrated by method with
- * ΔQrel = tol and ΔQmin = abstol. Its output ports are the outputs, in order, named
- * after the variables; each emits a Taylor value when the variable changes. mo must
+ * Adds the model to parent, integrated by method with ΔQrel = tol and ΔQmin = abstol:
+ * one atomic model named name for a pure equation model, or a coupled model holding
+ * the components (library blocks, named as in the file), their connections and an
+ * atomic "equations" when there are equations too. The equation system's output
+ * ports are its variables among the outputs; each emits a Taylor value when the
+ * variable changes (cdevs_mo_output_source says where each output is). mo must
  * outlive every simulator built from it.
  */
 cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo,
                           cdevs_qss_method method, double tol, double abstol);
+
+/* Where output i comes from once the model is added: an atomic model and its output
+ * port (the equation system's, or a component's). 0, or -1. */
+int cdevs_mo_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **atomic, int *port);
 
 /* Counters of a running model, from its state (cdevs_sim_state). */
 typedef struct cdevs_mo_stats {
@@ -72,6 +80,9 @@ typedef struct cdevs_mo_stats {
   uint64_t reinits;
 } cdevs_mo_stats;
 void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st);
+/* The same summed over the whole model in sim (the equation system and the
+ * integrators of its block diagram). */
+void cdevs_mo_stats_sim(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st);
 
 #ifdef __cplusplus
 }

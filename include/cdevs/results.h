@@ -24,6 +24,11 @@ typedef struct cdevs_results cdevs_results;
  */
 cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const char *path,
                                 double step, cdevs_results **out);
+/* The same for chosen output ports of several atomic models (column k follows port
+ * ports[k] of atomics[k], headed names[k], or the port's name when names is NULL). */
+cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_model *const *atomics,
+                                      const int *ports, const char *const *names, const char *path,
+                                      double step, cdevs_results **out);
 /* Writes what is pending up to t_end; ok = 0 discards the file. Returns CDEVS_EIO if
  * writing failed. Detaches from the simulator; NULL is accepted. */
 cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok);

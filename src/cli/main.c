@@ -788,7 +788,7 @@ static int cmd_run(opts *o) {
     return 2;
   }
   cdevs_model *root = cdevs_root_new(NULL, "run");
-  cdevs_model *m = cdevs_mo_add(root, "model", mo, e.method, e.tol, e.abstol);
+  (void)cdevs_mo_add(root, "model", mo, e.method, e.tol, e.abstol);
   cdevs_sim_opts so = cdevs_sim_opts_default();
   so.t0 = e.start;
   cdevs_sim *sim = NULL;
@@ -800,8 +800,20 @@ static int cmd_run(opts *o) {
     return 1;
   }
   cdevs_results *res = NULL;
-  if (out && (st = cdevs_results_open(sim, m, out, step, &res)))
-    fprintf(stderr, "cdevs run: cannot write %s: %s\n", out, cdevs_strerror(st));
+  if (out) {
+    size_t no = cdevs_mo_output_count(mo);
+    const cdevs_model **src = malloc((no ? no : 1) * sizeof *src);
+    int *ports = malloc((no ? no : 1) * sizeof *ports);
+    const char **names = malloc((no ? no : 1) * sizeof *names);
+    st = src && ports && names ? CDEVS_OK : CDEVS_ENOMEM;
+    for (size_t k = 0; !st && k < no; k++) {
+      names[k] = cdevs_mo_output_name(mo, k);
+      if (cdevs_mo_output_source(mo, k, &src[k], &ports[k])) st = CDEVS_EINVAL;
+    }
+    if (!st) st = cdevs_results_open_ports(sim, no, src, ports, names, out, step, &res);
+    if (st) fprintf(stderr, "cdevs run: cannot write %s: %s\n", out, cdevs_strerror(st));
+    free(src), free(ports), free(names);
+  }
   double t0 = now_s();
   /* On a terminal, a progress line at most every half second: the run goes in 1/500
    * slices of the horizon, which costs nothing measurable. */
@@ -813,7 +825,7 @@ static int cmd_run(opts *o) {
     double now = now_s();
     if (progress && now - last >= 0.5) {
       cdevs_mo_stats ps;
-      cdevs_mo_stats_get(cdevs_sim_state(sim, m), &ps);
+      cdevs_mo_stats_sim(mo, sim, &ps);
       double frac = (tk - e.start) / (e.stop - e.start), rate = (double)(ps.steps + ps.crossings) / (now - t0);
       fprintf(stderr, "\r%5.1f%%  t=%-12.6g  %.3g events/s  ETA %.0f s   ", 100.0 * frac, tk, rate,
               frac > 0 ? (now - t0) * (1.0 - frac) / frac : 0.0);
@@ -833,7 +845,7 @@ static int cmd_run(opts *o) {
     rc = 1;
   }
   cdevs_mo_stats ms;
-  cdevs_mo_stats_get(cdevs_sim_state(sim, m), &ms);
+  cdevs_mo_stats_sim(mo, sim, &ms);
   fprintf(stderr, "summary: method=%s states=%zu transitions=%llu zero_crossings=%llu wall_s=%.3f events_per_s=%.0f\n",
           cdevs_qss_method_name(e.method), cdevs_mo_state_count(mo), (unsigned long long)ms.steps,
           (unsigned long long)ms.crossings, wall, wall > 0 ? (double)(ms.steps + ms.crossings) / wall : 0.0);

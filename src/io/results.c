@@ -13,11 +13,12 @@ typedef cdevs__sig series;
 
 struct cdevs_results {
   cdevs_sim *sim;
-  const cdevs_model *model;
+  uint32_t *src_atomic; /* per column: the atomic model and output port it follows */
+  int *src_port;
+  char **names;
   int mat;           /* MAT v4 (Dymola layout): rows are kept and written at close */
   double *rows_mem;  /* (1 + nports) doubles per row */
   size_t nrows_mem, cap_mem;
-  uint32_t atomic;
   FILE *f;
   char *path, *part;
   double step, t0;
@@ -68,49 +69,78 @@ static void dense_until(cdevs_results *r, double t, int inclusive) {
 
 static void on_output(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
   cdevs_results *r = ud;
-  if (atomic != r->atomic || port < 0 || port >= r->nports) return;
+  int col = -1;
+  for (int k = 0; k < r->nports; k++)
+    if (r->src_atomic[k] == atomic && r->src_port[k] == port) {
+      col = k;
+      break;
+    }
+  if (col < 0) return;
   if (r->step > 0.0) {
     dense_until(r, t, 0);
   } else if (!isnan(r->row_t) && t != r->row_t) {
     row(r, r->row_t);
   }
   r->row_t = t;
-  cdevs__sig_set(&r->s[port], v, t);
+  cdevs__sig_set(&r->s[col], v, t);
 }
 
-cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const char *path, double step,
-                                cdevs_results **out) {
+static void free_results(cdevs_results *r) {
+  for (int k = 0; r->names && k < r->nports; k++) free(r->names[k]);
+  free(r->names), free(r->src_atomic), free(r->src_port), free(r->rows_mem);
+  free(r->s), free(r->path), free(r->part), free(r);
+}
+
+cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_model *const *atomics,
+                                      const int *ports, const char *const *names, const char *path,
+                                      double step, cdevs_results **out) {
   *out = NULL;
-  if (!sim || !atomic || !path || !(step >= 0.0) || !isfinite(step)) return CDEVS_EINVAL;
+  if (!sim || !path || !(step >= 0.0) || !isfinite(step) || n > 100000) return CDEVS_EINVAL;
   cdevs_results *r = calloc(1, sizeof *r);
   if (!r) return CDEVS_ENOMEM;
   r->sim = sim;
-  r->atomic = cdevs_sim_atomic_id(sim, atomic);
   r->step = step;
   r->t0 = cdevs_sim_time(sim);
   r->row_t = NAN;
-  r->nports = cdevs_port_count(atomic, CDEVS_OUT);
-  r->s = calloc(r->nports ? (size_t)r->nports : 1, sizeof *r->s);
-  size_t n = strlen(path);
-  r->path = malloc(n + 1);
-  r->part = malloc(n + 6);
-  if (!r->s || !r->path || !r->part) {
-    free(r->s), free(r->path), free(r->part), free(r);
+  r->nports = (int)n;
+  r->s = calloc(n ? n : 1, sizeof *r->s);
+  r->src_atomic = calloc(n ? n : 1, sizeof *r->src_atomic);
+  r->src_port = calloc(n ? n : 1, sizeof *r->src_port);
+  r->names = calloc(n ? n : 1, sizeof *r->names);
+  size_t len = strlen(path);
+  r->path = malloc(len + 1);
+  r->part = malloc(len + 6);
+  if (!r->s || !r->src_atomic || !r->src_port || !r->names || !r->path || !r->part) {
+    free_results(r);
     return CDEVS_ENOMEM;
   }
-  memcpy(r->path, path, n + 1);
-  snprintf(r->part, n + 6, "%s.part", path);
+  for (size_t k = 0; k < n; k++) {
+    if (!atomics[k]) {
+      free_results(r);
+      return CDEVS_EINVAL;
+    }
+    r->src_atomic[k] = cdevs_sim_atomic_id(sim, atomics[k]);
+    r->src_port[k] = ports[k];
+    const char *nm = names && names[k] ? names[k] : cdevs_port_name(atomics[k], CDEVS_OUT, ports[k]);
+    r->names[k] = malloc(strlen(nm ? nm : "?") + 1);
+    if (!r->names[k]) {
+      free_results(r);
+      return CDEVS_ENOMEM;
+    }
+    strcpy(r->names[k], nm ? nm : "?");
+  }
+  memcpy(r->path, path, len + 1);
+  snprintf(r->part, len + 6, "%s.part", path);
   r->f = fopen(r->part, "wb");
   if (!r->f) {
-    free(r->s), free(r->path), free(r->part), free(r);
+    free_results(r);
     return CDEVS_EIO;
   }
-  r->model = atomic;
   const char *dot = strrchr(path, '.');
   r->mat = dot && strcmp(dot, ".mat") == 0;
   if (!r->mat) {
     fputs("time", r->f);
-    for (int p = 0; p < r->nports; p++) fprintf(r->f, ",%s", cdevs_port_name(atomic, CDEVS_OUT, p));
+    for (int p = 0; p < r->nports; p++) fprintf(r->f, ",%s", r->names[p]);
     fputc('\n', r->f);
   }
   r->obs.output = on_output;
@@ -118,11 +148,27 @@ cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const
   if (st) {
     fclose(r->f);
     remove(r->part);
-    free(r->s), free(r->path), free(r->part), free(r);
+    free_results(r);
     return st;
   }
   *out = r;
   return CDEVS_OK;
+}
+
+cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const char *path, double step,
+                                cdevs_results **out) {
+  *out = NULL;
+  if (!atomic) return CDEVS_EINVAL;
+  int n = cdevs_port_count(atomic, CDEVS_OUT);
+  const cdevs_model **a = malloc((n ? (size_t)n : 1) * sizeof *a);
+  int *p = malloc((n ? (size_t)n : 1) * sizeof *p);
+  cdevs_status st = CDEVS_ENOMEM;
+  if (a && p) {
+    for (int k = 0; k < n; k++) a[k] = atomic, p[k] = k;
+    st = cdevs_results_open_ports(sim, (size_t)n, a, p, NULL, path, step, out);
+  }
+  free(a), free(p);
+  return st;
 }
 
 uint64_t cdevs_results_rows(const cdevs_results *r) { return r ? r->rows : 0; }
@@ -169,7 +215,7 @@ static void mat_write(cdevs_results *r, double t_end) {
     return;
   }
   names[0] = "time", descr[0] = "Time in [s]";
-  for (int p = 0; p < r->nports; p++) names[1 + p] = cdevs_port_name(r->model, CDEVS_OUT, p), descr[1 + p] = "";
+  for (int p = 0; p < r->nports; p++) names[1 + p] = r->names[p], descr[1 + p] = "";
   mat_text_columns(f, "name", names, nv);
   mat_text_columns(f, "description", descr, nv);
   free(names), free(descr);
@@ -206,7 +252,6 @@ cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
     remove(r->part);
     st = ok ? CDEVS_EIO : CDEVS_OK;
   }
-  free(r->rows_mem);
-  free(r->s), free(r->path), free(r->part), free(r);
+  free_results(r);
   return st;
 }

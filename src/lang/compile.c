@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocks_map.h"
 #include "cdevs/continuous.h"
 #include "cdevs/lang.h"
 #include "lang_impl.h"
@@ -60,9 +61,33 @@ typedef struct comp {
   int in_initial;
   int in_handler;
   uint64_t unrolled; /* loop iterations so far: a bound keeps hostile input finite */
+  cdevs_mo *mo;
 } comp;
 
+/* A library block instance (cdevs.Integrator x(...)) and a connect() between two. */
+typedef struct mo_comp {
+  const char *name;
+  const lang_block *b;
+  _Alignas(16) unsigned char arg[256];
+  unsigned set; /* bit i: params[i] was given a value */
+  cdevs_model *model;
+} mo_comp;
+
+typedef struct mo_conn {
+  uint32_t from, to;
+  int fport, tport;
+} mo_conn;
+
 struct cdevs_mo {
+  mo_comp *comps;
+  uint32_t ncomps;
+  mo_conn *conns;
+  uint32_t nconns;
+  uint32_t *out_port; /* per output: the component port (kind 3) */
+  cdevs_model *system;
+  uint8_t *sys_out_kind;
+  uint32_t *sys_out_index;
+  const char **sys_out_names;
   cdevs__sys_spec spec;
   cdevs_mo_experiment exp;
   char **names;   /* per flat scalar: "x[3]" */
@@ -283,10 +308,40 @@ static int declare(comp *c) {
     sym *s = &c->syms[i];
     const decl *d = s->d;
     if (d->block) {
-      lang_error(c->d, d->line, d->col,
-                 "component '%s' of type '%s': block diagrams in model files are not supported yet",
-                 d->name, d->block);
-      break; /* later sizes may refer to it: stop here */
+      const lang_block *b = strncmp(d->block, "cdevs.", 6) == 0 ? lang_block_find(d->block + 6) : NULL;
+      if (!b) {
+        const char *names[64];
+        size_t nn = lang_block_names(names, 64);
+        const char *base = strrchr(d->block, '.') ? strrchr(d->block, '.') + 1 : d->block;
+        const char *hint = lang_suggest(base, names, nn);
+        if (hint)
+          lang_error(c->d, d->line, d->col, "unknown block type '%s'; did you mean 'cdevs.%s'?", d->block, hint);
+        else
+          lang_error(c->d, d->line, d->col, "unknown block type '%s' (cdevs list-blocks lists them)", d->block);
+        break;
+      }
+      if (d->dims) {
+        lang_error(c->d, d->line, d->col, "arrays of components are not supported yet");
+        break;
+      }
+      mo_comp *nc = realloc(c->mo->comps, (c->mo->ncomps + 1) * sizeof *nc);
+      if (!nc) {
+        c->oom = 1;
+        break;
+      }
+      c->mo->comps = nc;
+      mo_comp *k = &nc[c->mo->ncomps++];
+      memset(k, 0, sizeof *k);
+      k->name = dup(d->name);
+      if (!k->name) {
+        c->oom = 1;
+        break;
+      }
+      k->b = b;
+      s->cls = V_UNKNOWN;
+      s->size = 0;
+      s->first_flat = flat;
+      continue;
     }
     s->cls = d->kind == D_CONST ? V_CONST : d->kind == D_PARAM ? V_PARAM
              : d->kind == D_DISCRETE || d->is_integer || d->is_boolean ? V_DISC
@@ -350,6 +405,7 @@ static int declare(comp *c) {
   if (c->oom) return -1;
   for (size_t i = 0; i < c->nsyms; i++) {
     sym *s = &c->syms[i];
+    if (s->cls == V_UNKNOWN) continue; /* a component */
     s->base = c->counts[s->cls];
     for (uint32_t k = 0; k < s->size; k++) {
       c->cls[s->first_flat + k] = s->cls;
@@ -492,6 +548,11 @@ static int gen_ref(comp *c, const node *n) {
   if (strcmp(n->name, "time") == 0) {
     emit(c, BC_TIME, 0, 0, 1);
     return 0;
+  }
+  const char *dot = strchr(n->name, '.');
+  if (dot) {
+    lang_error(c->d, n->line, n->col, "'%s': block outputs cannot be read by equations yet", n->name);
+    return -1;
   }
   const sym *s = lookup(c, n->name);
   uint32_t f;
@@ -655,8 +716,54 @@ static int compile_expr(comp *c, const node *n, bc_code *out) {
 
 static int eq_list(comp *c, const node *list, void *ud);
 
+static int comp_index(const comp *c, const char *name, size_t len) {
+  for (uint32_t i = 0; i < c->mo->ncomps; i++)
+    if (strlen(c->mo->comps[i].name) == len && memcmp(c->mo->comps[i].name, name, len) == 0) return (int)i;
+  return -1;
+}
+
+/* "comp.port" -> component and port index in direction dir; -1 if not such a port. */
+static int comp_port(const comp *c, const node *r, cdevs_dir dir, int *ci) {
+  const char *dot = r->kind == X_REF ? strchr(r->name, '.') : NULL;
+  if (!dot || r->nkid) return -1;
+  *ci = comp_index(c, r->name, (size_t)(dot - r->name));
+  if (*ci < 0) return -1;
+  const cdevs_port_def *ports = dir == CDEVS_OUT ? c->mo->comps[*ci].b->ops->outputs : c->mo->comps[*ci].b->ops->inputs;
+  for (int k = 0; ports && ports[k].name; k++)
+    if (strcmp(ports[k].name, dot + 1) == 0) return k;
+  return -1;
+}
+
+static int connect_item(comp *c, const node *n) {
+  const node *a = n->kid[0], *b = n->kid[1];
+  int ca, cb, pa, pb;
+  mo_conn conn;
+  if ((pa = comp_port(c, a, CDEVS_OUT, &ca)) >= 0 && (pb = comp_port(c, b, CDEVS_IN, &cb)) >= 0) {
+    conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb};
+  } else if ((pa = comp_port(c, b, CDEVS_OUT, &ca)) >= 0 && (pb = comp_port(c, a, CDEVS_IN, &cb)) >= 0) {
+    conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb};
+  } else {
+    int a_out = comp_port(c, a, CDEVS_OUT, &ca) >= 0, a_in = comp_port(c, a, CDEVS_IN, &ca) >= 0;
+    int b_out = comp_port(c, b, CDEVS_OUT, &cb) >= 0, b_in = comp_port(c, b, CDEVS_IN, &cb) >= 0;
+    if (!a_out && !a_in)
+      lang_error(c->d, a->line, a->col, "'%s' is not a port of a component", a->kind == X_REF ? a->name : "?");
+    else if (!b_out && !b_in)
+      lang_error(c->d, b->line, b->col, "'%s' is not a port of a component", b->kind == X_REF ? b->name : "?");
+    else
+      lang_error(c->d, n->line, n->col, "connect() needs an output and an input port: '%s' and '%s' are both %s",
+                 a->name, b->name, a_in ? "inputs" : "outputs");
+    return -1;
+  }
+  mo_conn *nc = realloc(c->mo->conns, (c->mo->nconns + 1) * sizeof *nc);
+  if (!nc) return c->oom = 1, -1;
+  c->mo->conns = nc;
+  nc[c->mo->nconns++] = conn;
+  return 0;
+}
+
 static int eq_item(comp *c, const node *n) {
   if (n->kind == Q_FOR) return exec_for(c, n, eq_list, NULL);
+  if (n->kind == Q_CONNECT) return connect_item(c, n);
   if (n->kind == Q_WHEN || n->kind == Q_IF || n->kind == Q_CONNECT || n->kind != Q_EQ) {
     if (n->kind == Q_WHEN) return 1; /* handled with the algorithms */
     lang_error(c->d, n->line, n->col, "%s is not supported in an equation section yet",
@@ -1025,12 +1132,53 @@ static int add_output(cdevs_mo *mo, uint32_t f) {
   if (ix) mo->out_index = ix;
   const char **nm = realloc(mo->out_names, (mo->n_out + 1) * sizeof *nm);
   if (nm) mo->out_names = nm;
-  if (!k || !ix || !nm) return -1;
+  uint32_t *pp = realloc(mo->out_port, (mo->n_out + 1) * sizeof *pp);
+  if (pp) mo->out_port = pp;
+  if (!k || !ix || !nm || !pp) return -1;
   int cls = mo->cls[f];
   if (cls != V_STATE && cls != V_ALG && cls != V_DISC) return 1;
   mo->out_kind[mo->n_out] = (uint8_t)(cls == V_STATE ? 0 : cls == V_ALG ? 1 : 2);
   mo->out_index[mo->n_out] = mo->cidx[f];
   mo->out_names[mo->n_out] = mo->names[f];
+  mo->out_port[mo->n_out] = 0;
+  mo->n_out++;
+  return 0;
+}
+
+static int add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port) {
+  uint8_t *k = realloc(mo->out_kind, (mo->n_out + 1) * sizeof *k);
+  if (k) mo->out_kind = k;
+  uint32_t *ix = realloc(mo->out_index, (mo->n_out + 1) * sizeof *ix);
+  if (ix) mo->out_index = ix;
+  uint32_t *pp = realloc(mo->out_port, (mo->n_out + 1) * sizeof *pp);
+  if (pp) mo->out_port = pp;
+  const char **nm = realloc(mo->out_names, (mo->n_out + 1) * sizeof *nm);
+  if (nm) mo->out_names = nm;
+  char *copy = dup(name);
+  if (!k || !ix || !pp || !nm || !copy) {
+    free(copy);
+    return -1;
+  }
+  /* The name is owned by the model: keep it with the scalar names. */
+  char **names = realloc(mo->names, (mo->nflat + 1) * sizeof *names);
+  if (!names) {
+    free(copy);
+    return -1;
+  }
+  mo->names = names;
+  mo->names[mo->nflat] = copy;
+  int *cls = realloc(mo->cls, (mo->nflat + 1) * sizeof *cls);
+  uint32_t *cidx = realloc(mo->cidx, (mo->nflat + 1) * sizeof *cidx);
+  if (cls) mo->cls = cls;
+  if (cidx) mo->cidx = cidx;
+  if (!cls || !cidx) return -1;
+  mo->cls[mo->nflat] = V_UNKNOWN;
+  mo->cidx[mo->nflat] = 0;
+  mo->nflat++;
+  mo->out_kind[mo->n_out] = 3;
+  mo->out_index[mo->n_out] = ci;
+  mo->out_port[mo->n_out] = (uint32_t)port;
+  mo->out_names[mo->n_out] = copy;
   mo->n_out++;
   return 0;
 }
@@ -1040,6 +1188,14 @@ static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
   if (r->kind != X_REF) {
     lang_error(c->d, r->line, r->col, "MMO_Output lists variables");
     return -1;
+  }
+  int ci, port;
+  if (strchr(r->name, '.')) {
+    if ((port = comp_port(c, r, CDEVS_OUT, &ci)) < 0) {
+      lang_error(c->d, r->line, r->col, "'%s' is not an output port of a component", r->name);
+      return -1;
+    }
+    return add_comp_output(mo, r->name, (uint32_t)ci, port);
   }
   const sym *s = lookup(c, r->name);
   if (!s) {
@@ -1054,6 +1210,77 @@ static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
   uint32_t f;
   if (flat_index(c, s, r, &f)) return -1;
   return add_output(mo, f) < 0 ? -1 : 0;
+}
+
+/* Evaluates every component's modifiers into its params struct. */
+static int comp_params(comp *c, cdevs_mo *mo) {
+  int rc = 0;
+  for (uint32_t i = 0; i < mo->ncomps; i++) {
+    mo_comp *k = &mo->comps[i];
+    const decl *d = lookup(c, k->name)->d;
+    for (int m = 0; d->mods && m < d->mods->nkid; m++) {
+      const node *eq = d->mods->kid[m];
+      const char *key = eq->kid[0]->name;
+      const node *v = eq->kid[1];
+      int pi = -1;
+      for (int q = 0; k->b->params[q].name; q++)
+        if (!strcmp(k->b->params[q].name, key)) pi = q;
+      if (pi < 0) {
+        const char *names[16];
+        size_t nn = 0;
+        for (int q = 0; k->b->params[q].name && nn < 16; q++) names[nn++] = k->b->params[q].name;
+        const char *hint = lang_suggest(key, names, nn);
+        lang_error(c->d, eq->line, eq->col, "%s has no parameter '%s'%s%s%s", k->b->name, key,
+                   hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+        rc = -1;
+        continue;
+      }
+      const lang_param *lp = &k->b->params[pi];
+      unsigned char *dst = k->arg + lp->offset;
+      int ok = 1;
+      if (lp->kind == LP_REAL) {
+        double x = ceval(c, v, &ok);
+        memcpy(dst, &x, sizeof x);
+      } else if (lp->kind == LP_INT) {
+        long x = 0;
+        if (ceval_int(c, v, &x)) ok = 0;
+        int xi = (int)x;
+        memcpy(dst, &xi, sizeof xi);
+      } else if (lp->kind == LP_METHOD) {
+        cdevs_qss_method qm;
+        if (v->kind != X_REF || cdevs_qss_method_parse(v->name, &qm)) {
+          lang_error(c->d, v->line, v->col, "method must be QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3");
+          ok = 0;
+        } else {
+          memcpy(dst, &qm, sizeof qm);
+        }
+      } else if (lp->kind == LP_FN) {
+        cdevs_fn fn = v->kind == X_REF ? cdevs_fn_parse(v->name) : (cdevs_fn)0;
+        if (!fn) {
+          lang_error(c->d, v->line, v->col, "fn must be one of sin cos tan exp log sqrt tanh atan abs");
+          ok = 0;
+        }
+        memcpy(dst, &fn, sizeof fn);
+      } else { /* LP_REALS: up to 8 values, e.g. the weights of a WSum */
+        if (v->kind != X_ARRAY || v->nkid < 1 || v->nkid > CDEVS_STATIC_MAX_INPUTS) {
+          lang_error(c->d, v->line, v->col, "%s needs {v1, …} with 1 to %d values", key, CDEVS_STATIC_MAX_INPUTS);
+          ok = 0;
+        } else {
+          for (int e = 0; e < v->nkid; e++) {
+            double x = ceval(c, v->kid[e], &ok);
+            memcpy(dst + (size_t)e * sizeof x, &x, sizeof x);
+          }
+          if (k->b->ops == &cdevs_wsum_ops && !(k->set & 1u)) {
+            int n = v->nkid; /* WSum: n defaults to the number of weights */
+            memcpy(k->arg + offsetof(cdevs_wsum_params, n), &n, sizeof n);
+          }
+        }
+      }
+      if (!ok) rc = -1;
+      k->set |= 1u << pi;
+    }
+  }
+  return rc;
 }
 
 /* ---- Driver ----------------------------------------------------------------------------- */
@@ -1075,6 +1302,9 @@ void cdevs_mo_free(cdevs_mo *mo) {
   free(sp->der), free(sp->alg), free(sp->cross), free(sp->x0), free(sp->disc0), free(sp->params);
   free(sp->dqrel), free(sp->dqmin), free(sp->state_names), free(sp->alg_names), free(sp->disc_names);
   for (uint32_t f = 0; mo->names && f < mo->nflat; f++) free(mo->names[f]);
+  for (uint32_t i = 0; i < mo->ncomps; i++) free((char *)mo->comps[i].name);
+  free(mo->comps), free(mo->conns), free(mo->out_port);
+  free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
   free(mo->names), free(mo->cls), free(mo->cidx), free(mo->out_kind), free(mo->out_index);
   free(mo->out_names), free(mo->path);
   free(mo);
@@ -1197,6 +1427,7 @@ static int compile(comp *c, cdevs_mo *mo) {
     lang_error(c->d, 1, 1, "StopTime (%g) must be after StartTime (%g)", mo->exp.stop, mo->exp.start);
     return -1;
   }
+  if (comp_params(c, mo)) return -1;
   if (outputs) {
     if (outputs->kind == X_ARRAY) {
       for (int k = 0; k < outputs->nkid; k++)
@@ -1207,6 +1438,14 @@ static int compile(comp *c, cdevs_mo *mo) {
   } else {
     for (uint32_t f = 0; f < c->nflat && mo->n_out < 64; f++)
       if (mo->cls[f] == V_STATE && add_output(mo, f) < 0) return -1;
+    /* and the outputs of the integrators of a block diagram */
+    for (uint32_t i = 0; i < mo->ncomps && mo->n_out < 64; i++) {
+      const cdevs_atomic_ops *ops = mo->comps[i].b->ops;
+      if (ops != &cdevs_integrator_ops && ops != &cdevs_reset_integrator_ops) continue;
+      char nm[300];
+      snprintf(nm, sizeof nm, "%s.y", mo->comps[i].name);
+      if (add_comp_output(mo, nm, i, 0)) return -1;
+    }
   }
   return c->d->errors ? -1 : 0;
 }
@@ -1267,6 +1506,7 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
   c.m = &m;
   c.d = &d;
   c.rng = 1;
+  c.mo = mo;
   int errors = -1;
   if (a && mo) {
     lang_parse(&src, &d, a, &m);
@@ -1302,7 +1542,12 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
 void cdevs_mo_experiment_get(const cdevs_mo *mo, cdevs_mo_experiment *e) { *e = mo->exp; }
 size_t cdevs_mo_output_count(const cdevs_mo *mo) { return mo->n_out; }
 const char *cdevs_mo_output_name(const cdevs_mo *mo, size_t i) { return i < mo->n_out ? mo->out_names[i] : NULL; }
-size_t cdevs_mo_state_count(const cdevs_mo *mo) { return mo->spec.n_states; }
+size_t cdevs_mo_state_count(const cdevs_mo *mo) {
+  size_t n = mo->spec.n_states;
+  for (uint32_t i = 0; i < mo->ncomps; i++)
+    if (mo->comps[i].b->ops == &cdevs_integrator_ops || mo->comps[i].b->ops == &cdevs_reset_integrator_ops) n++;
+  return n;
+}
 
 int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
   mo->n_out = 0;
@@ -1317,8 +1562,23 @@ int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
     }
     size_t len = (size_t)(e - p);
     int found = 0;
-    for (uint32_t f = 0; f < mo->nflat; f++)
-      if (strlen(mo->names[f]) == len && memcmp(mo->names[f], p, len) == 0) {
+    const char *dot = memchr(p, '.', len);
+    if (dot) { /* comp.port */
+      for (uint32_t i = 0; i < mo->ncomps && !found; i++) {
+        size_t cl = strlen(mo->comps[i].name);
+        if (cl != (size_t)(dot - p) || memcmp(mo->comps[i].name, p, cl)) continue;
+        const cdevs_port_def *ports = mo->comps[i].b->ops->outputs;
+        for (int k = 0; ports && ports[k].name; k++)
+          if (strlen(ports[k].name) == len - cl - 1 && !memcmp(ports[k].name, dot + 1, len - cl - 1)) {
+            char nm[300];
+            snprintf(nm, sizeof nm, "%.*s", (int)len, p);
+            if (add_comp_output(mo, nm, i, k)) return -1;
+            found = 1;
+          }
+      }
+    }
+    for (uint32_t f = 0; f < mo->nflat && !found; f++)
+      if (mo->cls[f] != V_UNKNOWN && strlen(mo->names[f]) == len && memcmp(mo->names[f], p, len) == 0) {
         if (add_output(mo, f) != 0) {
           if (diag) fprintf(diag, "--vars: '%.*s' is a parameter, not a variable\n", (int)len, p);
           return -1;
@@ -1343,15 +1603,78 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
                           double tol, double abstol) {
   cdevs__sys_spec *sp = &mo->spec;
   for (uint32_t i = 0; i < sp->n_states; i++) sp->dqrel[i] = tol, sp->dqmin[i] = abstol;
-  sp->n_out = mo->n_out;
-  sp->out_kind = mo->out_kind;
-  sp->out_index = mo->out_index;
-  sp->out_names = mo->out_names;
+  /* The equation system's ports are the outputs that are its variables. */
+  free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
+  mo->sys_out_kind = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_kind);
+  mo->sys_out_index = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_index);
+  mo->sys_out_names = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_names);
+  if (!mo->sys_out_kind || !mo->sys_out_index || !mo->sys_out_names) {
+    cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  uint32_t ns = 0;
+  for (uint32_t o = 0; o < mo->n_out; o++)
+    if (mo->out_kind[o] < 3) {
+      mo->sys_out_kind[ns] = mo->out_kind[o];
+      mo->sys_out_index[ns] = mo->out_index[o];
+      mo->sys_out_names[ns] = mo->out_names[o];
+      mo->out_port[o] = ns++;
+    }
+  sp->n_out = ns;
+  sp->out_kind = mo->sys_out_kind;
+  sp->out_index = mo->sys_out_index;
+  sp->out_names = mo->sys_out_names;
   mo->arg.spec = sp;
   mo->arg.method = method;
-  cdevs_model *m = cdevs_atomic_add(parent, name, &cdevs__system_ops, &mo->arg);
-  for (uint32_t o = 0; m && o < mo->n_out; o++) cdevs_port_add(m, CDEVS_OUT, mo->out_names[o], CDEVS_TAYLOR);
-  return m;
+  int has_eqs = sp->n_states || sp->n_discs || sp->n_cross;
+  cdevs_model *holder = parent, *result;
+  mo->system = NULL;
+  if (mo->ncomps) {
+    holder = result = cdevs_coupled_add(parent, name);
+    if (has_eqs) mo->system = cdevs_atomic_add(holder, "equations", &cdevs__system_ops, &mo->arg);
+  } else {
+    result = mo->system = cdevs_atomic_add(holder, name, &cdevs__system_ops, &mo->arg);
+  }
+  for (uint32_t o = 0; mo->system && o < ns; o++)
+    cdevs_port_add(mo->system, CDEVS_OUT, mo->sys_out_names[o], CDEVS_TAYLOR);
+  for (uint32_t i = 0; i < mo->ncomps; i++) {
+    mo_comp *k = &mo->comps[i];
+    /* Integrators take the run's method and quanta unless the model set them. */
+    if (k->b->ops == &cdevs_integrator_ops || k->b->ops == &cdevs_reset_integrator_ops) {
+      cdevs_integrator_params *ip = (cdevs_integrator_params *)(void *)k->arg;
+      if (!(k->set & 1u)) ip->method = method;
+      if (!(k->set & 4u)) ip->dqrel = tol;
+      if (!(k->set & 8u)) ip->dqmin = abstol;
+    }
+    k->model = cdevs_atomic_add(holder, k->name, k->b->ops, k->b->arg_size ? k->arg : NULL);
+  }
+  for (uint32_t i = 0; i < mo->nconns; i++) {
+    const mo_conn *cn = &mo->conns[i];
+    cdevs_connect_i(holder, mo->comps[cn->from].model, cn->fport, mo->comps[cn->to].model, cn->tport);
+  }
+  return result;
+}
+
+int cdevs_mo_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **atomic, int *port) {
+  if (i >= mo->n_out) return -1;
+  if (mo->out_kind[i] == 3) {
+    *atomic = mo->comps[mo->out_index[i]].model;
+    *port = (int)mo->out_port[i];
+  } else {
+    *atomic = mo->system;
+    *port = (int)mo->out_port[i];
+  }
+  return *atomic ? 0 : -1;
+}
+
+void cdevs_mo_stats_sim(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st) {
+  memset(st, 0, sizeof *st);
+  if (mo->system) cdevs_mo_stats_get(cdevs_sim_state(sim, mo->system), st);
+  for (uint32_t i = 0; i < mo->ncomps; i++) {
+    const cdevs_atomic_ops *ops = mo->comps[i].b->ops;
+    if ((ops == &cdevs_integrator_ops || ops == &cdevs_reset_integrator_ops) && mo->comps[i].model)
+      st->steps += cdevs_integrator_steps(cdevs_sim_state(sim, mo->comps[i].model));
+  }
 }
 
 void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st) {
