@@ -22,6 +22,7 @@ typedef struct cdevs__qvar {
    * measures a. */
   double a, q_before, dx_before;
   int a_pending;
+  int a_exact; /* a is set from the Jacobian before each requantization: no estimate */
   int restart; /* after a reset: the next q follows x exactly, as in QSS */
 } cdevs__qvar;
 

@@ -49,8 +49,20 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
     case BC_CONST: konst(st[sp++], in->k); break;
     case BC_PARAM: konst(st[sp++], env->params[in->arg]); break;
     case BC_DISC: konst(st[sp++], env->discs[in->arg]); break;
-    case BC_TIME: konst(st[sp], env->t), st[sp][1] = order >= 1 ? 1.0 : 0.0, sp++; break;
+    case BC_TIME:
+      konst(st[sp], env->t);
+      if (order >= 1 && env->seed == UINT32_MAX) st[sp][1] = 1.0;
+      sp++;
+      break;
     case BC_STATE:
+      if (env->seed != UINT32_MAX) { /* the partial derivative with respect to q_seed */
+        double q[4];
+        cdevs__qvar_q(&env->states[in->arg], env->m, env->t, q);
+        konst(st[sp], q[0]);
+        if (in->arg == env->seed) st[sp][1] = 1.0;
+        sp++;
+        break;
+      }
       cdevs__qvar_q(&env->states[in->arg], env->m, env->t, st[sp]);
       for (int k = order + 1; k < 4; k++) st[sp][k] = 0.0;
       sp++;
@@ -187,6 +199,7 @@ typedef struct sys_state {
   uint32_t *heap, *pos, nheap;
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
   uint8_t *der_algs;  /* derivative j reads algebraics */
+  uint8_t *self_dep;  /* derivative j reads state j */
   uint8_t *z_algs;
   uint8_t *out_dirty;
   int emit_pending;
@@ -302,7 +315,7 @@ static void free_csr(const cdevs_alloc *a, csr *c, uint32_t nvars) {
 
 static int eval_algs(cdevs_ctx *cx, sys_state *s, double t) {
   const cdevs__sys_spec *sp = s->sp;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL};
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX};
   for (uint32_t a = 0; a < sp->n_algs; a++)
     if (cdevs__bc_eval(&sp->alg[a], &env, s->m->order, s->alg[a], s->stack)) {
       cdevs_ctx_fail(cx, "algebraic variable '%s': argument outside the domain of a function",
@@ -315,7 +328,7 @@ static int eval_algs(cdevs_ctx *cx, sys_state *s, double t) {
 static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   const cdevs__sys_spec *sp = s->sp;
   if (s->der_algs[j] && eval_algs(cx, s, t)) return -1;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL};
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX};
   double d[4];
   if (cdevs__bc_eval(&sp->der[j], &env, s->m->order - 1, d, s->stack)) {
     cdevs_ctx_fail(cx, "der(%s): argument outside the domain of a function",
@@ -332,7 +345,7 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
 static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double *f) {
   const cdevs__sys_spec *sp = s->sp;
   if (s->z_algs[z] && eval_algs(cx, s, t)) return -1;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL};
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX};
   if (cdevs__bc_eval(&sp->cross[z].f, &env, s->m->order, f, s->stack)) {
     cdevs_ctx_fail(cx, "zero-crossing %u: argument outside the domain of a function", z);
     return -1;
@@ -394,7 +407,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       continue;
     }
     if (eval_algs(cx, s, t)) return -1;
-    bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng};
+    bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng, UINT32_MAX};
     double val[4];
     /* Values of states inside handlers are x, not q: evaluate with order 0 on q
      * after bringing q to x for the states the action reads would be costlier; QSS
@@ -455,7 +468,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bytes += SZ(ns * sizeof(cdevs__qvar)) + SZ(sp->n_algs * sizeof(double[4])) +
            SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 2 * SZ(nz) +
            SZ(nz * sizeof(double)) +
-           SZ(nitems * sizeof(double)) + 2 * SZ(nitems * sizeof(uint32_t)) + SZ(ns) + SZ(nz) +
+           SZ(nitems * sizeof(double)) + 2 * SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) + SZ(nz) +
            SZ(sp->n_out);
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
@@ -473,6 +486,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->heap = take(&p, nitems * sizeof(uint32_t));
   s->pos = take(&p, nitems * sizeof(uint32_t));
   s->der_algs = take(&p, ns);
+  s->self_dep = take(&p, ns);
   s->z_algs = take(&p, nz);
   s->out_dirty = take(&p, sp->n_out);
 #undef SZ
@@ -486,6 +500,9 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
             build_csr(s, &s->dz, sp->n_discs, zf, nz, BC_DISC, NULL);
   free(zf);
   if (bad) return CDEVS_ENOMEM;
+  for (uint32_t i = 0; i < ns; i++)
+    for (uint32_t k = s->sd.start[i]; k < s->sd.start[i + 1]; k++)
+      if (s->sd.to[k] == i) s->self_dep[i] = 1;
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof(double));
   for (uint32_t i = 0; i < ns; i++)
     cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], sp->dqrel[i], sp->dqmin[i], s->t);
@@ -567,6 +584,17 @@ static void sys_int(cdevs_ctx *cx, void *state) {
   uint32_t item = s->heap[0];
   uint32_t ns = s->sp->n_states;
   if (item < ns) {
+    if (s->m->linear_implicit && s->self_dep[item] && !s->der_algs[item]) {
+      /* LIQSS: ∂ẋ/∂q exactly, by a seeded order-1 evaluation of the derivative,
+       * instead of the estimate from the derivative's response. */
+      const cdevs__sys_spec *sp = s->sp;
+      bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, item};
+      double d[4];
+      if (!cdevs__bc_eval(&sp->der[item], &env, 1, d, s->stack) && isfinite(d[1])) {
+        s->v[item].a = d[1] < 0.0 ? d[1] : 0.0;
+        s->v[item].a_exact = 1;
+      }
+    }
     cdevs__qvar_requantize(&s->v[item], s->m, t);
     s->key[item] = s->v[item].tn;
     hfix(s, item);

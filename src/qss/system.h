@@ -103,6 +103,10 @@ typedef struct bc_env {
   const double *discs, *params;
   double t;
   uint64_t *rng; /* for BC_RAND; NULL where random numbers are not allowed */
+  /* Forward-mode partial derivative: with seed < UINT32_MAX, an order-1 evaluation
+   * takes state `seed` as q + ε and everything else (time included) as constant, so
+   * coefficient 1 of the result is ∂f/∂q_seed. */
+  uint32_t seed;
 } bc_env;
 int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*stack)[4]);
 
