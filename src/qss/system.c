@@ -199,6 +199,9 @@ typedef struct sys_state {
   uint32_t *heap, *pos, nheap;
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
   uint8_t *der_algs;  /* derivative j reads algebraics */
+  int has_alg_out;    /* some output is an algebraic variable */
+  int algs_ok;        /* s->alg holds the algebraics around algs_t for the current q and discretes */
+  double algs_t;
   uint8_t *self_dep;  /* derivative j reads state j */
   uint8_t *z_algs;
   uint8_t *out_dirty;
@@ -313,8 +316,14 @@ static void free_csr(const cdevs_alloc *a, csr *c, uint32_t nvars) {
 
 /* ---- Steps -------------------------------------------------------------------------- */
 
+/* Brings the algebraics up to date around t. They are evaluated once per change: a
+ * requantization, a reinit or a discrete assignment clears algs_ok, and every
+ * derivative, crossing and handler of the same step reuses them. */
 static int eval_algs(cdevs_ctx *cx, sys_state *s, double t) {
   const cdevs__sys_spec *sp = s->sp;
+  if (s->algs_ok && s->algs_t == t) return 0;
+  s->algs_ok = 1;
+  s->algs_t = t;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX};
   for (uint32_t a = 0; a < sp->n_algs; a++)
     if (cdevs__bc_eval(&sp->alg[a], &env, s->m->order, s->alg[a], s->stack)) {
@@ -323,6 +332,11 @@ static int eval_algs(cdevs_ctx *cx, sys_state *s, double t) {
       return -1;
     }
   return 0;
+}
+
+/* λ (const) emits algebraic outputs from s->alg: bring it up to date first. */
+static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
+  if (s->emit_pending && s->has_alg_out) (void)eval_algs(cx, s, t);
 }
 
 static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
@@ -420,11 +434,13 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       if (val[0] == 0.0) a = ac->target - 1;
     } else if (ac->reinit == ACT_REINIT) {
       cdevs__qvar_reset(&s->v[ac->target], s->m, t, val[0]);
+      s->algs_ok = 0;
       s->key[ac->target] = t;
       hfix(s, ac->target);
       s->reinits++;
     } else if (s->disc[ac->target] != val[0]) {
       s->disc[ac->target] = val[0];
+      s->algs_ok = 0;
       for (uint32_t k = s->dd.start[ac->target]; k < s->dd.start[ac->target + 1]; k++)
         if (update_der(cx, s, s->dd.to[k], t)) return -1;
       for (uint32_t k = s->dz.start[ac->target]; k < s->dz.start[ac->target + 1]; k++)
@@ -525,8 +541,12 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     }
   for (uint32_t z = 0; z < nz; z++)
     if (plan_cross(cx, s, z, s->t)) return CDEVS_EMODEL;
-  for (uint32_t o = 0; o < sp->n_out; o++) s->out_dirty[o] = 1;
+  for (uint32_t o = 0; o < sp->n_out; o++) {
+    s->out_dirty[o] = 1;
+    if (sp->out_kind[o] == 1) s->has_alg_out = 1;
+  }
   s->emit_pending = sp->n_out > 0;
+  algs_for_outputs(cx, s, s->t);
   s->cur_cross = UINT32_MAX;
   s->rng = 2; /* handlers draw from their own deterministic stream */
   return CDEVS_OK;
@@ -580,7 +600,6 @@ static void sys_int(cdevs_ctx *cx, void *state) {
     memset(s->out_dirty, 0, s->sp->n_out);
     return;
   }
-  if (s->sp->n_out && s->sp->n_algs && eval_algs(cx, s, t)) return;
   uint32_t item = s->heap[0];
   uint32_t ns = s->sp->n_states;
   if (item < ns) {
@@ -596,20 +615,19 @@ static void sys_int(cdevs_ctx *cx, void *state) {
       }
     }
     cdevs__qvar_requantize(&s->v[item], s->m, t);
+    s->algs_ok = 0;
     s->key[item] = s->v[item].tn;
     hfix(s, item);
     s->steps++;
-    after_state_change(cx, s, item, t);
-    if (s->sp->n_out && s->sp->n_algs) eval_algs(cx, s, t);
+    if (!after_state_change(cx, s, item, t)) algs_for_outputs(cx, s, t);
     return;
   }
   uint32_t z = item - ns;
   /* The crossing: which way it goes is read from the derivatives at the root. */
   double f[4];
   if (eval_cross(cx, s, z, t, f)) return;
-  int to = s->key[item] == t && cdevs__side(f, s->m->order) != 0 && cdevs__side(f, s->m->order) != s->zsign[z]
-               ? cdevs__side(f, s->m->order)
-               : -s->zsign[z];
+  int side = cdevs__side(f, s->m->order);
+  int to = side != 0 && side != s->zsign[z] ? side : -s->zsign[z];
   int jumped = s->zjump[z];
   s->zsign[z] = (int8_t)to;
   const sys_crossing *c = &s->sp->cross[z];
@@ -631,7 +649,7 @@ static void sys_int(cdevs_ctx *cx, void *state) {
     s->key[item] = t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * s->zhyst[z], s->zsign[z]);
     hfix(s, item);
   }
-  if (s->sp->n_out && s->sp->n_algs) eval_algs(cx, s, t);
+  algs_for_outputs(cx, s, t);
 }
 
 void cdevs__system_stats(const void *state, cdevs__sys_stats *st) {
