@@ -46,10 +46,10 @@ static double integ_ta(const void *state) {
 
 static void integ_output(cdevs_ctx *cx, const void *state) {
   const integ_state *s = state;
-  /* λ sees the state before δint: requantize a copy to know the q that δint will set. */
-  cdevs__qvar v = s->v;
-  cdevs__qvar_requantize(&v, s->m, cdevs_ctx_time(cx));
-  cdevs__emit_series(cx, 0, v.q, s->m->order - 1);
+  /* λ sees the state before δint: announce the q that δint will set. */
+  double q[4];
+  cdevs__qvar_next_q(&s->v, s->m, cdevs_ctx_time(cx), q);
+  cdevs__emit_series(cx, 0, q, s->m->order - 1);
 }
 
 static void integ_int(cdevs_ctx *cx, void *state) {

@@ -175,3 +175,17 @@ void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, dou
   v->restart = m->linear_implicit;
   v->tn = t;
 }
+
+void cdevs__qvar_next_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out) {
+  if (m->linear_implicit && !v->restart) {
+    cdevs__qvar w = *v; /* LIQSS places q by a computation: run it on a copy */
+    cdevs__qvar_requantize(&w, m, t);
+    memcpy(out, w.q, sizeof w.q);
+    return;
+  }
+  /* QSS (and a restart): q is x's first coefficients at t, no quantum or step needed. */
+  double x[4];
+  memcpy(x, v->x, sizeof x);
+  cdevs_taylor_shift(x, m->order, t - v->tx);
+  for (int k = 0; k < 4; k++) out[k] = k < m->order ? x[k] : 0.0;
+}
