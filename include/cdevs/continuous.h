@@ -19,6 +19,7 @@
 
 #include "model.h"
 #include "qss.h"
+#include "taylor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -153,25 +154,11 @@ typedef struct cdevs_pow_params {
 } cdevs_pow_params;
 extern const cdevs_atomic_ops cdevs_pow_ops;
 
-/* y = fn(u) for an elementary function (input "u"). */
-typedef enum cdevs_fn {
-  CDEVS_FN_SIN = 1,
-  CDEVS_FN_COS,
-  CDEVS_FN_TAN,
-  CDEVS_FN_EXP,
-  CDEVS_FN_LOG,
-  CDEVS_FN_SQRT,
-  CDEVS_FN_TANH,
-  CDEVS_FN_ATAN,
-  CDEVS_FN_ABS
-} cdevs_fn;
+/* y = fn(u) for an elementary function (input "u"; cdevs_fn is in taylor.h). */
 typedef struct cdevs_func_params {
   cdevs_fn fn;
 } cdevs_func_params;
 extern const cdevs_atomic_ops cdevs_func_ops;
-/* "sin", "cos", …; NULL for an unknown value. And the reverse: 0 if unknown. */
-const char *cdevs_fn_name(cdevs_fn fn);
-cdevs_fn cdevs_fn_parse(const char *name);
 
 /* ---- Hybrid blocks ------------------------------------------------------------------ */
 

@@ -41,6 +41,24 @@ int cdevs_taylor_pow(double *r, const double *a, double p, int order);
 /* |a|; the sign comes from the first non-zero coefficient, so |τ| at 0 becomes τ. */
 void cdevs_taylor_abs(double *r, const double *a, int order);
 
+/* The elementary functions by name, for blocks and compiled equations. */
+typedef enum cdevs_fn {
+  CDEVS_FN_SIN = 1,
+  CDEVS_FN_COS,
+  CDEVS_FN_TAN,
+  CDEVS_FN_EXP,
+  CDEVS_FN_LOG,
+  CDEVS_FN_SQRT,
+  CDEVS_FN_TANH,
+  CDEVS_FN_ATAN,
+  CDEVS_FN_ABS
+} cdevs_fn;
+/* r = fn(a); CDEVS_EDOMAIN as the function's own call, CDEVS_EINVAL for an unknown fn. */
+int cdevs_taylor_fn(double *r, const double *a, cdevs_fn fn, int order);
+/* "sin", "cos", …; NULL for an unknown value. And the reverse: 0 if unknown. */
+const char *cdevs_fn_name(cdevs_fn fn);
+cdevs_fn cdevs_fn_parse(const char *name);
+
 /* Evaluates the series at τ (Horner). */
 double cdevs_taylor_eval(const double *c, int order, double tau);
 /* Re-centres the series in place at τ = s: c(τ) becomes c(τ + s). */

@@ -120,21 +120,6 @@ static void static_int(cdevs_ctx *cx, void *state) {
   ((static_state *)state)->sigma = INFINITY;
 }
 
-static int apply_fn(cdevs_fn fn, double *y, const double *u, int order) {
-  switch (fn) {
-  case CDEVS_FN_SIN: cdevs_taylor_sin(y, u, order); return CDEVS_OK;
-  case CDEVS_FN_COS: cdevs_taylor_cos(y, u, order); return CDEVS_OK;
-  case CDEVS_FN_TAN: return cdevs_taylor_tan(y, u, order);
-  case CDEVS_FN_EXP: cdevs_taylor_exp(y, u, order); return CDEVS_OK;
-  case CDEVS_FN_LOG: return cdevs_taylor_log(y, u, order);
-  case CDEVS_FN_SQRT: return cdevs_taylor_sqrt(y, u, order);
-  case CDEVS_FN_TANH: cdevs_taylor_tanh(y, u, order); return CDEVS_OK;
-  case CDEVS_FN_ATAN: cdevs_taylor_atan(y, u, order); return CDEVS_OK;
-  case CDEVS_FN_ABS: cdevs_taylor_abs(y, u, order); return CDEVS_OK;
-  }
-  return CDEVS_EINVAL;
-}
-
 static void static_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   (void)e;
   static_state *s = state;
@@ -161,7 +146,7 @@ static void static_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
   case F_INV: st = cdevs_taylor_inv(s->y, u[0], order), what = "division by zero"; break;
   case F_SQUARE: cdevs_taylor_mul(s->y, u[0], u[0], order); break;
   case F_POW: st = cdevs_taylor_pow(s->y, u[0], s->w[0], order), what = "pow outside its domain"; break;
-  case F_FUNC: st = apply_fn(s->fn, s->y, u[0], order), what = cdevs_fn_name(s->fn); break;
+  case F_FUNC: st = cdevs_taylor_fn(s->y, u[0], s->fn, order), what = cdevs_fn_name(s->fn); break;
   }
   if (st) {
     cdevs_ctx_fail(cx, "%s%s: input u=%.17g", s->kind == F_FUNC ? "argument outside the domain of " : "",
@@ -192,16 +177,3 @@ STATIC_OPS(cdevs_inv_ops, "Inv", 0, in1, inv_init);
 STATIC_OPS(cdevs_square_ops, "Square", 0, in1, square_init);
 STATIC_OPS(cdevs_pow_ops, "Pow", sizeof(cdevs_pow_params), in1, pow_init);
 STATIC_OPS(cdevs_func_ops, "Func", sizeof(cdevs_func_params), in1, func_init);
-
-static const char *const fn_names[] = {NULL,   "sin",  "cos",  "tan", "exp",
-                                       "log",  "sqrt", "tanh", "atan", "abs"};
-
-const char *cdevs_fn_name(cdevs_fn fn) {
-  return fn >= CDEVS_FN_SIN && fn <= CDEVS_FN_ABS ? fn_names[fn] : NULL;
-}
-
-cdevs_fn cdevs_fn_parse(const char *name) {
-  for (int i = CDEVS_FN_SIN; name && i <= CDEVS_FN_ABS; i++)
-    if (strcmp(fn_names[i], name) == 0) return (cdevs_fn)i;
-  return (cdevs_fn)0;
-}

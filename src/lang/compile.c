@@ -563,20 +563,14 @@ static int gen_ref(comp *c, const node *n) {
 
 static int gen_call(comp *c, const node *n) {
   const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
-  static const struct {
-    const char *name;
-    cdevs_fn fn;
-  } fns[] = {{"sin", CDEVS_FN_SIN},   {"cos", CDEVS_FN_COS},   {"tan", CDEVS_FN_TAN},
-             {"exp", CDEVS_FN_EXP},   {"log", CDEVS_FN_LOG},   {"sqrt", CDEVS_FN_SQRT},
-             {"tanh", CDEVS_FN_TANH}, {"atan", CDEVS_FN_ATAN}, {"abs", CDEVS_FN_ABS}};
   int arity = n->nkid;
-  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-    if (!strcmp(f, fns[i].name)) {
-      if (arity != 1) goto bad_arity;
-      if (gen(c, n->kid[0])) return -1;
-      emit(c, BC_FN, (uint32_t)fns[i].fn, 0, 0);
-      return 0;
-    }
+  cdevs_fn fn = cdevs_fn_parse(f);
+  if (fn) {
+    if (arity != 1) goto bad_arity;
+    if (gen(c, n->kid[0])) return -1;
+    emit(c, BC_FN, (uint32_t)fn, 0, 0);
+    return 0;
+  }
   if (!strcmp(f, "rand") || !strcmp(f, "random")) {
     if (arity != 1) goto bad_arity;
     if (!c->in_handler) {

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdevs/continuous.h"
 #include "cdevs/taylor.h"
 #include "crossing.h"
 
@@ -93,21 +92,7 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
       }
       break;
     }
-    case BC_FN: {
-      r = st[sp - 1];
-      switch ((cdevs_fn)in->arg) {
-      case CDEVS_FN_SIN: cdevs_taylor_sin(r, r, order); break;
-      case CDEVS_FN_COS: cdevs_taylor_cos(r, r, order); break;
-      case CDEVS_FN_TAN: st_ok = cdevs_taylor_tan(r, r, order); break;
-      case CDEVS_FN_EXP: cdevs_taylor_exp(r, r, order); break;
-      case CDEVS_FN_LOG: st_ok = cdevs_taylor_log(r, r, order); break;
-      case CDEVS_FN_SQRT: st_ok = cdevs_taylor_sqrt(r, r, order); break;
-      case CDEVS_FN_TANH: cdevs_taylor_tanh(r, r, order); break;
-      case CDEVS_FN_ATAN: cdevs_taylor_atan(r, r, order); break;
-      case CDEVS_FN_ABS: cdevs_taylor_abs(r, r, order); break;
-      }
-      break;
-    }
+    case BC_FN: st_ok = cdevs_taylor_fn(st[sp - 1], st[sp - 1], (cdevs_fn)in->arg, order); break;
     case BC_MIN:
     case BC_MAX: {
       sp--;

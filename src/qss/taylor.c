@@ -228,6 +228,34 @@ void cdevs_taylor_abs(double *r, const double *a, int order) {
   cdevs_taylor_scale(r, a, sign, order);
 }
 
+int cdevs_taylor_fn(double *r, const double *a, cdevs_fn fn, int order) {
+  switch (fn) {
+  case CDEVS_FN_SIN: cdevs_taylor_sin(r, a, order); return CDEVS_OK;
+  case CDEVS_FN_COS: cdevs_taylor_cos(r, a, order); return CDEVS_OK;
+  case CDEVS_FN_TAN: return cdevs_taylor_tan(r, a, order);
+  case CDEVS_FN_EXP: cdevs_taylor_exp(r, a, order); return CDEVS_OK;
+  case CDEVS_FN_LOG: return cdevs_taylor_log(r, a, order);
+  case CDEVS_FN_SQRT: return cdevs_taylor_sqrt(r, a, order);
+  case CDEVS_FN_TANH: cdevs_taylor_tanh(r, a, order); return CDEVS_OK;
+  case CDEVS_FN_ATAN: cdevs_taylor_atan(r, a, order); return CDEVS_OK;
+  case CDEVS_FN_ABS: cdevs_taylor_abs(r, a, order); return CDEVS_OK;
+  }
+  return CDEVS_EINVAL;
+}
+
+static const char *const fn_names[] = {NULL,   "sin",  "cos",  "tan",  "exp",
+                                       "log",  "sqrt", "tanh", "atan", "abs"};
+
+const char *cdevs_fn_name(cdevs_fn fn) {
+  return fn >= CDEVS_FN_SIN && fn <= CDEVS_FN_ABS ? fn_names[fn] : NULL;
+}
+
+cdevs_fn cdevs_fn_parse(const char *name) {
+  for (int i = CDEVS_FN_SIN; name && i <= CDEVS_FN_ABS; i++)
+    if (strcmp(fn_names[i], name) == 0) return (cdevs_fn)i;
+  return (cdevs_fn)0;
+}
+
 double cdevs_taylor_eval(const double *c, int order, double tau) {
   double v = c[order];
   for (int k = order - 1; k >= 0; k--) v = v * tau + c[k];
