@@ -5,7 +5,6 @@
  * states; algorithms assign only discrete variables (or, at initialisation,
  * anything). Unknown names get a "did you mean" from the names in scope.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,62 +206,35 @@ int lang_check(const ast_model *m, lang_diag *d) {
 
 /* ---- Public entry points --------------------------------------------------------- */
 
-int cdevs_lang_check_text(const char *name, const char *text, size_t len, FILE *diag) {
-  /* The lexer relies on a NUL after the text (strtod). */
-  char *copy = malloc(len + 1);
-  if (!copy) {
+/* Parses and checks buf (NUL-terminated, len bytes); returns the error count. */
+static int check_buffer(const char *name, const char *buf, size_t len, FILE *diag) {
+  lang_src src = {name, buf, len};
+  lang_diag d = {&src, diag, 0, 0};
+  lang_arena *a = arena_new();
+  if (!a) {
     if (diag) fprintf(diag, "%s: out of memory\n", name);
     return -1;
   }
-  memcpy(copy, text, len);
-  copy[len] = 0;
-  lang_src src = {name, copy, len};
-  lang_diag d = {&src, diag, 0, 0};
-  lang_arena *a = arena_new();
   ast_model m;
-  int n = -1;
-  if (a) {
-    lang_parse(&src, &d, a, &m);
-    if (d.errors == 0) lang_check(&m, &d);
-    n = d.errors;
-  } else if (diag) {
-    fprintf(diag, "%s: out of memory\n", name);
-  }
+  lang_parse(&src, &d, a, &m);
+  if (d.errors == 0) lang_check(&m, &d);
   arena_free(a);
-  free(copy);
+  return d.errors;
+}
+
+int cdevs_lang_check_text(const char *name, const char *text, size_t len, FILE *diag) {
+  char *buf = lang_copy_text(name, text, len, diag);
+  if (!buf) return -1;
+  int n = check_buffer(name, buf, len, diag);
+  free(buf);
   return n;
 }
 
 int cdevs_lang_check_file(const char *path, FILE *diag) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    if (diag) fprintf(diag, "%s: cannot open: %s\n", path, strerror(errno));
-    return -1;
-  }
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  size_t got;
-  while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-    len += got;
-    if (len == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (!buf || bad) {
-    if (diag) fprintf(diag, "%s: %s\n", path, buf ? "read error" : "out of memory");
-    free(buf);
-    return -1;
-  }
-  int n = cdevs_lang_check_text(path, buf, len, diag);
+  size_t len;
+  char *buf = lang_read_file(path, diag, &len);
+  if (!buf) return -1;
+  int n = check_buffer(path, buf, len, diag);
   free(buf);
   return n;
 }

@@ -7,7 +7,6 @@
  * algebraic equations sorted by dependency, and when clauses turned into
  * zero-crossing functions with handlers.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1448,44 +1447,15 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
 
 int cdevs_mo_load_text(const char *name, const char *text, size_t len, FILE *diag, cdevs_mo **out) {
   *out = NULL;
-  char *buf = malloc(len + 1);
-  if (!buf) {
-    if (diag) fprintf(diag, "%s: out of memory\n", name);
-    return -1;
-  }
-  memcpy(buf, text, len);
-  buf[len] = 0;
-  return load_src(name, buf, len, diag, out);
+  char *buf = lang_copy_text(name, text, len, diag);
+  return buf ? load_src(name, buf, len, diag, out) : -1;
 }
 
 int cdevs_mo_load(const char *path, FILE *diag, cdevs_mo **out) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    if (diag) fprintf(diag, "%s: cannot open: %s\n", path, strerror(errno));
-    return -1;
-  }
-  size_t cap = 1 << 16, len = 0, got;
-  char *buf = malloc(cap + 1);
-  while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-    len += got;
-    if (len == cap) {
-      char *nb = realloc(buf, 2 * cap + 1);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb, cap *= 2;
-    }
-  }
-  fclose(f);
-  if (!buf) {
-    if (diag) fprintf(diag, "%s: out of memory\n", path);
-    return -1;
-  }
-  buf[len] = 0;
-  return load_src(path, buf, len, diag, out);
+  size_t len;
+  char *buf = lang_read_file(path, diag, &len);
+  return buf ? load_src(path, buf, len, diag, out) : -1;
 }
 
 /* Parses, checks and compiles buf (NUL-terminated, taken and freed). */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Diagnostics with location, the offending line and a caret; name suggestions. */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lang_impl.h"
@@ -67,4 +69,47 @@ const char *lang_suggest(const char *name, const char *const *cands, size_t n) {
     if (d < bd) bd = d, best = cands[i];
   }
   return best;
+}
+
+char *lang_read_file(const char *path, FILE *diag, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    if (diag) fprintf(diag, "%s: cannot open: %s\n", path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 1 << 16, n = 0, got;
+  char *buf = malloc(cap + 1);
+  while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap) {
+      char *nb = realloc(buf, 2 * cap + 1);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb, cap *= 2;
+    }
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (!buf || bad) {
+    if (diag) fprintf(diag, "%s: %s\n", path, buf ? "read error" : "out of memory");
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  *len = n;
+  return buf;
+}
+
+char *lang_copy_text(const char *name, const char *text, size_t len, FILE *diag) {
+  char *buf = malloc(len + 1);
+  if (!buf) {
+    if (diag) fprintf(diag, "%s: out of memory\n", name);
+    return NULL;
+  }
+  memcpy(buf, text, len);
+  buf[len] = 0;
+  return buf;
 }

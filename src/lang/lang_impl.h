@@ -34,6 +34,11 @@ void lang_warning(lang_diag *d, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+/* A model file's text, NUL-terminated (the lexer relies on it), or NULL after a
+ * message on diag. Freed with free(). */
+char *lang_read_file(const char *path, FILE *diag, size_t *len);
+/* The same for text in memory (copied, so that it ends with a NUL). */
+char *lang_copy_text(const char *name, const char *text, size_t len, FILE *diag);
 /* The closest of n candidate names to name (edit distance <= 2), or NULL. */
 const char *lang_suggest(const char *name, const char *const *cands, size_t n);
 
