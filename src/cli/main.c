@@ -515,7 +515,7 @@ static int cmd_example(opts *o) {
 /* ---- bench ------------------------------------------------------------------------ */
 
 typedef struct bench_cfg {
-  const char *name, *method_name;
+  const char *name;
   cdevs_qss_method method;
   int cvode, n;
   double dqrel, dqmin, tol, stop;
@@ -600,7 +600,7 @@ out:
 }
 
 static int cmd_bench(opts *o) {
-  bench_cfg c = {NULL, NULL, CDEVS_QSS3, 0, 0, 1e-3, -1.0, 1e-6, -1.0};
+  bench_cfg c = {NULL, CDEVS_QSS3, 0, 0, 1e-3, -1.0, 1e-6, -1.0};
   o->i++; /* past "bench" */
   if (o->i < o->argc && o->argv[o->i][0] != '-') c.name = o->argv[o->i++];
   if (!c.name || (strcmp(c.name, "flyback") && strcmp(c.name, "stiff") && strcmp(c.name, "lcline"))) {

@@ -24,7 +24,6 @@ typedef struct sym {
   int cls;
   int dims[2], ndims; /* sizes; 0 dims: scalar */
   uint32_t size;
-  uint32_t base; /* first index in its class */
   uint32_t first_flat; /* index into the per-scalar classification arrays */
 } sym;
 
@@ -99,7 +98,6 @@ struct cdevs_mo {
   const char **out_names;
   uint32_t n_out;
   cdevs__sys_arg arg;
-  char *path;
 };
 
 static char *dup(const char *s) {
@@ -405,7 +403,6 @@ static int declare(comp *c) {
   for (size_t i = 0; i < c->nsyms; i++) {
     sym *s = &c->syms[i];
     if (s->cls == V_UNKNOWN) continue; /* a component */
-    s->base = c->counts[s->cls];
     for (uint32_t k = 0; k < s->size; k++) {
       c->cls[s->first_flat + k] = s->cls;
       c->cidx[s->first_flat + k] = c->counts[s->cls]++;
@@ -1013,6 +1010,11 @@ static int eq_whens(comp *c, const node *list, void *ud) {
 
 /* ---- Algebraic order ----------------------------------------------------------------- */
 
+static void renumber_algs(bc_code *code, const uint32_t *rank) {
+  for (uint32_t i = 0; i < code->n; i++)
+    if (code->ins[i].op == BC_ALG) code->ins[i].arg = rank[code->ins[i].arg];
+}
+
 /* Orders the algebraic variables so each reads only earlier ones; a cycle is an
  * algebraic loop, reported with the variables in it. Renumbers BC_ALG operands. */
 static int sort_algs(comp *c, cdevs_mo *mo) {
@@ -1076,21 +1078,12 @@ static int sort_algs(comp *c, cdevs_mo *mo) {
     free(c->alg);
     c->alg = sorted;
     /* Renumber every BC_ALG operand, and the class indices of the algebraic scalars. */
-    bc_code *all[3] = {c->der, c->alg, NULL};
-    uint32_t nall[3] = {c->counts[V_STATE], na, 0};
-    for (int g = 0; g < 2; g++)
-      for (uint32_t k = 0; k < nall[g]; k++)
-        for (uint32_t i = 0; i < all[g][k].n; i++)
-          if (all[g][k].ins[i].op == BC_ALG) all[g][k].ins[i].arg = rank[all[g][k].ins[i].arg];
+    for (uint32_t k = 0; k < c->counts[V_STATE]; k++) renumber_algs(&c->der[k], rank);
+    for (uint32_t k = 0; k < na; k++) renumber_algs(&c->alg[k], rank);
     for (uint32_t z = 0; z < c->ncross; z++) {
-      for (uint32_t i = 0; i < c->cross[z].f.n; i++)
-        if (c->cross[z].f.ins[i].op == BC_ALG) c->cross[z].f.ins[i].arg = rank[c->cross[z].f.ins[i].arg];
-      sys_action *lists[2] = {c->cross[z].on_rise, c->cross[z].on_fall};
-      uint32_t nl[2] = {c->cross[z].n_rise, c->cross[z].n_fall};
-      for (int l = 0; l < 2; l++)
-        for (uint32_t a = 0; a < nl[l]; a++)
-          for (uint32_t i = 0; i < lists[l][a].value.n; i++)
-            if (lists[l][a].value.ins[i].op == BC_ALG) lists[l][a].value.ins[i].arg = rank[lists[l][a].value.ins[i].arg];
+      renumber_algs(&c->cross[z].f, rank);
+      for (uint32_t a = 0; a < c->cross[z].n_rise; a++) renumber_algs(&c->cross[z].on_rise[a].value, rank);
+      for (uint32_t a = 0; a < c->cross[z].n_fall; a++) renumber_algs(&c->cross[z].on_fall[a].value, rank);
     }
     for (uint32_t f = 0; f < c->nflat; f++)
       if (c->cls[f] == V_ALG) c->cidx[f] = rank[c->cidx[f]];
@@ -1293,13 +1286,13 @@ void cdevs_mo_free(cdevs_mo *mo) {
     free(sp->cross[z].on_fall);
   }
   free(sp->der), free(sp->alg), free(sp->cross), free(sp->x0), free(sp->disc0), free(sp->params);
-  free(sp->dqrel), free(sp->dqmin), free(sp->state_names), free(sp->alg_names), free(sp->disc_names);
+  free(sp->dqrel), free(sp->dqmin), free(sp->state_names), free(sp->alg_names);
   for (uint32_t f = 0; mo->names && f < mo->nflat; f++) free(mo->names[f]);
   for (uint32_t i = 0; i < mo->ncomps; i++) free((char *)mo->comps[i].name);
   free(mo->comps), free(mo->conns), free(mo->out_port);
   free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
   free(mo->names), free(mo->cls), free(mo->cidx), free(mo->out_kind), free(mo->out_index);
-  free(mo->out_names), free(mo->path);
+  free(mo->out_names);
   free(mo);
 }
 
@@ -1377,14 +1370,13 @@ static int compile(comp *c, cdevs_mo *mo) {
   sp->dqmin = xcalloc(c, ns, sizeof(double));
   sp->state_names = xcalloc(c, ns, sizeof(char *));
   sp->alg_names = xcalloc(c, na, sizeof(char *));
-  sp->disc_names = xcalloc(c, sp->n_discs, sizeof(char *));
   if (c->oom) return -1;
   for (uint32_t f = 0; f < c->nflat; f++) {
     uint32_t i = mo->cidx[f];
     switch (mo->cls[f]) {
     case V_STATE: sp->x0[i] = c->cval[f], sp->state_names[i] = mo->names[f]; break;
     case V_ALG: sp->alg_names[i] = mo->names[f]; break;
-    case V_DISC: sp->disc0[i] = c->cval[f], sp->disc_names[i] = mo->names[f]; break;
+    case V_DISC: sp->disc0[i] = c->cval[f]; break;
     case V_PARAM: sp->params[i] = c->cval[f]; break;
     default: break;
     }
@@ -1498,7 +1490,6 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
     cdevs_mo_free(mo);
     return errors;
   }
-  mo->path = dup(path);
   *out = mo;
   return 0;
 }

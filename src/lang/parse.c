@@ -308,6 +308,17 @@ static node *primary(parser *p) {
   return n;
 }
 
+/* Every recursive path (expr, item, unary, not) passes here: a bound on the nesting keeps
+ * hostile input from exhausting the stack. */
+static int deeper(parser *p) {
+  if (p->depth >= MAX_DEPTH) {
+    err_at(p, &p->tok, "expression nested too deeply");
+    return 0;
+  }
+  p->depth++;
+  return 1;
+}
+
 static node *unary(parser *p);
 
 static node *power(parser *p) {
@@ -325,11 +336,7 @@ static node *power(parser *p) {
 }
 
 static node *unary(parser *p) {
-  if (++p->depth > MAX_DEPTH) {
-    err_at(p, &p->tok, "expression nested too deeply");
-    p->depth--;
-    return mk(p, X_NUM, &p->tok);
-  }
+  if (!deeper(p)) return mk(p, X_NUM, &p->tok);
   node *r;
   token t = p->tok;
   if (accept(p, T_MINUS)) {
@@ -381,17 +388,6 @@ static node *relation(parser *p) {
     l = binary(p, l, &t, k, arith(p));
   }
   return l;
-}
-
-/* Every recursive path passes here or through unary(): a bound on the nesting keeps
- * hostile input from exhausting the stack. */
-static int deeper(parser *p) {
-  if (p->depth >= MAX_DEPTH) {
-    err_at(p, &p->tok, "expression nested too deeply");
-    return 0;
-  }
-  p->depth++;
-  return 1;
 }
 
 static node *logic_not(parser *p) {

@@ -70,7 +70,7 @@ typedef struct cdevs__sys_spec {
   bc_code *alg;            /* per algebraic, in evaluation order (an algebraic reads only earlier ones) */
   sys_crossing *cross;
   double *dqrel, *dqmin;   /* per state */
-  const char **state_names, **alg_names, **disc_names;
+  const char **state_names, **alg_names; /* for error messages */
   /* Outputs: ports of the atomic model, each a state (kind 0), an algebraic (1) or a
    * discrete (2). */
   uint32_t n_out;
