@@ -46,6 +46,16 @@ static void rig_free(rig *r) {
   cdevs_model_free(r->root);
 }
 
+/* Runs the rig; a failed run counts as a failed check and ends the test function. */
+#define RUN_OR_RETURN(r, t_stop)    \
+  do {                              \
+    if (rig_run(&(r), (t_stop))) {  \
+      check_failed++;               \
+      rig_free(&(r));               \
+      return;                       \
+    }                               \
+  } while (0)
+
 /* Row times where input 0 changes value (the recorder keeps one row per instant). */
 static size_t changes(const rig *r, double *times, double *values, size_t max) {
   size_t n = 0;
@@ -86,11 +96,7 @@ static void test_bouncing_ball(cdevs_qss_method m, double dqrel, double dqmin) {
   cdevs_connect(root, sh, "y", k, "u");
   cdevs_connect(root, k, "y", v, "reset");
   cdevs_connect(root, hit, "y", r.rec, "u0");
-  if (rig_run(&r, 12.0)) {
-    check_failed++;
-    rig_free(&r);
-    return;
-  }
+  RUN_OR_RETURN(r, 12.0);
   /* Impacts: t1 = sqrt(2h/g); each bounce leaves with e times the impact speed and
    * flies 2·v/g. */
   double t_exact = sqrt(2.0 * h / g), speed = g * t_exact, worst = 0.0, val;
@@ -126,11 +132,7 @@ static void test_comparator_saturation_switch(void) {
   cdevs_connect(root, u, "y", sat, "u");
   cdevs_connect(root, cmp, "y", r.rec, "u0");
   cdevs_connect(root, sat, "y", rs, "u0");
-  if (rig_run(&r, 10.0)) {
-    check_failed++;
-    rig_free(&r);
-    return;
-  }
+  RUN_OR_RETURN(r, 10.0);
   double t[8], v[8];
   size_t n = changes(&r, t, v, 8);
   CHECK_EQ_INT(n, 2);
@@ -162,11 +164,7 @@ static void test_comparator_saturation_switch(void) {
   cdevs_connect(root, ctl, "y", sw, "ctl");
   cdevs_connect(root, b, "y", sw, "u1");
   cdevs_connect(root, sw, "y", r.rec, "u0");
-  if (rig_run(&r, 5.5)) {
-    check_failed++;
-    rig_free(&r);
-    return;
-  }
+  RUN_OR_RETURN(r, 5.5);
   n = changes(&r, t, v, 8);
   CHECK_EQ_INT(n, 6); /* +1 from 0, then edges at 1, 2, 3, 4, 5 */
   for (size_t i = 1; i < n; i++) {
@@ -188,11 +186,7 @@ static void test_quantizer_hysteresis(void) {
   cdevs_model *q = cdevs_atomic_add(root, "q", &cdevs_quantizer_ops, &qp);
   cdevs_connect(root, u, "y", q, "u");
   cdevs_connect(root, q, "y", r.rec, "u0");
-  if (rig_run(&r, 11.9)) {
-    check_failed++;
-    rig_free(&r);
-    return;
-  }
+  RUN_OR_RETURN(r, 11.9);
   double t[32], v[32];
   size_t n = changes(&r, t, v, 32);
   /* Up: level k at t = k (k = 0..6). Down: from level k to k-1 when u = k - 0.25,
@@ -213,11 +207,7 @@ static void test_quantizer_hysteresis(void) {
   cdevs_model *hy = cdevs_atomic_add(root, "h", &cdevs_hysteresis_ops, &hp);
   cdevs_connect(root, u, "y", hy, "u");
   cdevs_connect(root, hy, "y", r.rec, "u0");
-  if (rig_run(&r, 24.0)) {
-    check_failed++;
-    rig_free(&r);
-    return;
-  }
+  RUN_OR_RETURN(r, 24.0);
   n = changes(&r, t, v, 32);
   /* low at 0; high at u = 4 (t = 4, 16); low at u = 2 falling (t = 10, 22). */
   CHECK_EQ_INT(n, 5);
@@ -240,11 +230,7 @@ static void test_pwm_cross_sampler(void) {
   cdevs_model *pwm = cdevs_atomic_add(root, "pwm", &cdevs_pwm_ops, &pp);
   cdevs_connect(root, d, "y", pwm, "duty");
   cdevs_connect(root, pwm, "y", r.rec, "u0");
-  if (rig_run(&r, 4.5)) {
-    check_failed++;
-    rig_free(&r);
-    return;
-  }
+  RUN_OR_RETURN(r, 4.5);
   double t[32], v[32];
   size_t n = changes(&r, t, v, 32);
   /* low at 0 (duty 0 = carrier 0), then high at k and low at 10k/9 for k = 1..4. */
@@ -279,11 +265,7 @@ static void test_pwm_cross_sampler(void) {
   cdevs_model *rm = cdevs_atomic_add(root, "mid", &cdevs_recorder_ops, &mid);
   cdevs_connect(root, se, "y", rm, "u0");
   cdevs_connect(root, sn2, "y", rm, "u1");
-  if (rig_run(&r, 9.0)) {
-    check_failed++;
-    rig_free(&r);
-    return;
-  }
+  RUN_OR_RETURN(r, 9.0);
   /* Crossings at 2, 4, 6, 8 (t = 0 is the start, where sin is 0 and rising: not a crossing). */
   CHECK_EQ_INT(cdevs_counter_count(cdevs_sim_state(r.sim, cnt)), 4);
   double row[2], prev[2] = {0, 0}, prev2[2] = {0, 0};
@@ -338,11 +320,7 @@ static void test_sources(void) {
   cdevs_connect(root, sw, "y", r.rec, "u1");
   cdevs_connect(root, si, "y", r.rec, "u2");
   cdevs_connect(root, tb, "y", r.rec, "u3");
-  if (rig_run(&r, 3.0)) {
-    check_failed++;
-    rig_free(&r);
-    return;
-  }
+  RUN_OR_RETURN(r, 3.0);
   double worst[4] = {0, 0, 0, 0}, v[4];
   size_t rows = cdevs_recorder_rows(r.rs);
   CHECK_EQ_INT(rows, 61);
@@ -421,11 +399,7 @@ static void test_static_functions(void) {
     cdevs_connect(root, u, "y", blocks[i], "u");
     cdevs_connect_i(root, blocks[i], 0, r.rec, i);
   }
-  if (rig_run(&r, 5.0)) {
-    check_failed++;
-    rig_free(&r);
-    return;
-  }
+  RUN_OR_RETURN(r, 5.0);
   double v[5];
   double t = cdevs_recorder_row(r.rs, 0, v);
   double x = 0.2 + 0.1 * t;

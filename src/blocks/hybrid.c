@@ -16,7 +16,7 @@
 
 typedef struct hyb_state {
   cdevs__sig u[3];
-  double p[6];   /* the block's numeric parameters (sampler: p[4], p[5] bookkeeping) */
+  double p[5];   /* the block's numeric parameters */
   int side;      /* watched side of the level (0: not known yet) */
   int64_t k;     /* quantizer level, sampler / PWM period */
   int to;        /* side after the planned event */
@@ -26,8 +26,11 @@ typedef struct hyb_state {
   int yorder;
   int emit;      /* λ emits y at the planned event */
   double sigma, tl;
-  double hist[2]; /* sampler: the two previous samples */
+  double origin;  /* sampler, PWM: the start time periods count from */
+  double t_sample; /* sampler: time of the last sample */
+  double hist[3];  /* sampler: the last samples, newest first */
   int nhist;
+  int started;     /* quantizer: its first level has been announced */
 } hyb_state;
 
 static const cdevs_port_def u_in[] = {{"u", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
@@ -343,9 +346,9 @@ static int quant_plan(cdevs_ctx *cx, hyb_state *s, double t) {
   } else if (side_at(c, order, (double)(k + 1) * D) >= 0 || side_at(c, order, (double)k * D - eps) < 0) {
     k = (int64_t)floor(c[0] / D); /* jumped */
   }
-  s->emit = k != s->k || s->nhist == 0;
+  s->emit = k != s->k || !s->started;
   s->k = k;
-  s->nhist = 1;
+  s->started = 1;
   set_const_output(s, (double)k * D);
   double up = cdevs__next_cross(c, order, (double)(k + 1) * D, -1);
   double dn = cdevs__next_cross(c, order, (double)k * D - eps, 1);
@@ -506,11 +509,10 @@ static void sampler_take(hyb_state *s, double t) {
   if (s->p[2] == 0.0) {
     for (int k = 0; k < 4; k++) s->y[k] = k <= order && k <= s->u[0].order ? c[k] : 0.0;
   } else {
-    /* hist[0] and hist[1] are the two samples before this one; a repeated sample of
-     * the same instant (emit == 2) has already stored itself in hist[0]. */
-    double v0 = c[0], h1 = s->emit == 2 ? s->hist[1] : s->hist[0];
-    double h2 = s->emit == 2 ? s->p[5] : s->hist[1];
-    int have = s->emit == 2 ? s->nhist - 1 : s->nhist;
+    /* hist holds the samples before this one; a repeated sample of the same instant
+     * (emit == 2) has already stored itself in hist[0], so its history starts at 1. */
+    int back = s->emit == 2 ? 1 : 0, have = s->nhist - back;
+    double v0 = c[0], h1 = s->hist[back], h2 = s->hist[back + 1];
     set_const_output(s, v0);
     if (order >= 1 && have >= 1) s->y[1] = (v0 - h1) / T;
     if (order >= 2 && have >= 2) s->y[2] = (v0 - 2.0 * h1 + h2) / (2.0 * T * T);
@@ -522,7 +524,7 @@ static int sampler_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_sampler_params *p = arg;
   hyb_state *s = state;
   s->p[0] = p->period, s->p[1] = p->order, s->p[2] = p->numerical ? 1.0 : 0.0;
-  s->p[3] = cdevs_ctx_time(cx);
+  s->origin = cdevs_ctx_time(cx);
   if (!(p->period > 0.0) || !isfinite(p->period) || p->order < 0 || p->order > 2) {
     cdevs_ctx_fail(cx, "sampler needs period > 0 and order 0..2");
     return CDEVS_EINVAL;
@@ -547,7 +549,7 @@ static void sampler_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x
   s->tl = t;
   /* The input changed at the instant of the last sample (a zero-time cascade):
    * sample again, so the instant's sample holds the settled value. */
-  if (s->nhist && t == s->p[4]) {
+  if (s->nhist && t == s->t_sample) {
     s->sigma = 0.0;
     s->emit = 2;
   }
@@ -562,21 +564,21 @@ static void sampler_int(cdevs_ctx *cx, void *state) {
     s->emit = 1;
     s->k--;
   } else {
-    s->p[5] = s->hist[1];
+    s->hist[2] = s->hist[1];
     s->hist[1] = s->hist[0];
     s->hist[0] = v;
     if (s->nhist < 3) s->nhist++;
   }
-  s->p[4] = t;
+  s->t_sample = t;
   s->k++;
-  s->sigma = s->p[3] + (double)s->k * s->p[0] - t;
+  s->sigma = s->origin + (double)s->k * s->p[0] - t;
   if (s->sigma < 0.0) s->sigma = 0.0;
 }
 
 /* ---- PWM: high while duty(t) exceeds a saw carrier 0 → 1 per period --------------- */
 
 static void pwm_plan(hyb_state *s, double t) {
-  double T = s->p[2], tk = s->p[3] + (double)s->k * T, c[4];
+  double T = s->p[2], tk = s->origin + (double)s->k * T, c[4];
   int order = input_at(s, 0, t, c);
   c[0] -= (t - tk) / T;
   c[1] -= 1.0 / T;
@@ -600,7 +602,8 @@ static void pwm_plan(hyb_state *s, double t) {
 static int pwm_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_pwm_params *p = arg;
   hyb_state *s = state;
-  s->p[0] = p->low, s->p[1] = p->high, s->p[2] = p->period, s->p[3] = cdevs_ctx_time(cx);
+  s->p[0] = p->low, s->p[1] = p->high, s->p[2] = p->period;
+  s->origin = cdevs_ctx_time(cx);
   if (check_finite(cx, s->p, 3, "pwm") || !(p->period > 0.0)) {
     cdevs_ctx_fail(cx, "pwm needs finite levels and period > 0");
     return CDEVS_EINVAL;
@@ -624,7 +627,7 @@ static void pwm_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
 static void pwm_int(cdevs_ctx *cx, void *state) {
   hyb_state *s = state;
   double t = s->tl = cdevs_ctx_time(cx);
-  double T = s->p[2], tk = s->p[3] + (double)s->k * T;
+  double T = s->p[2], tk = s->origin + (double)s->k * T;
   int crossed = s->to != s->side && s->by_root;
   int jumped = s->to != s->side && !s->by_root;
   s->side = s->to;
