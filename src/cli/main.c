@@ -235,26 +235,31 @@ static void efp_root_output(void *ud, double t, int port, const cdevs_value *v) 
   efp_row(r, t);
 }
 
-static int plot_csv(const char *csv, const char *out) {
+/* gnuplot reading a script from a pipe, already set to draw a `height` pixels high
+ * SVG or PNG (by out's extension) into out from a comma-separated file. */
+static FILE *gnuplot_open(const char *out, int height) {
   const char *dot = strrchr(out, '.');
-  const char *term = dot && strcmp(dot, ".png") == 0 ? "pngcairo size 900,500" : "svg size 900,500";
-  char script[2048];
-  snprintf(script, sizeof script,
-           "set terminal %s\n"
-           "set output '%s'\n"
-           "set datafile separator ','\n"
-           "set key top left\n"
-           "set xlabel 'simulated time'\n"
-           "set ylabel 'jobs'\n"
-           "set title 'Experimental frame: jobs arrived and completed'\n"
-           "plot '%s' using 1:2 skip 1 with steps lw 2 title 'arrived', "
-           "'' using 1:3 skip 1 with steps lw 2 title 'completed by proc'\n",
-           term, out, csv);
   FILE *p = popen("gnuplot 2>&1", "w");
+  if (p)
+    fprintf(p, "set terminal %s size 900,%d\nset output '%s'\nset datafile separator ','\n",
+            dot && strcmp(dot, ".png") == 0 ? "pngcairo" : "svg", height, out);
+  return p;
+}
+
+static int gnuplot_close(FILE *p) { return p && pclose(p) == 0 ? 0 : -1; }
+
+static int plot_csv(const char *csv, const char *out) {
+  FILE *p = gnuplot_open(out, 500);
   if (!p) return -1;
-  fputs(script, p);
-  int rc = pclose(p);
-  return rc == 0 ? 0 : -1;
+  fprintf(p,
+          "set key top left\n"
+          "set xlabel 'simulated time'\n"
+          "set ylabel 'jobs'\n"
+          "set title 'Experimental frame: jobs arrived and completed'\n"
+          "plot '%s' using 1:2 skip 1 with steps lw 2 title 'arrived', "
+          "'' using 1:3 skip 1 with steps lw 2 title 'completed by proc'\n",
+          csv);
+  return gnuplot_close(p);
 }
 
 static int have_gnuplot(void) {
@@ -262,14 +267,9 @@ static int have_gnuplot(void) {
 }
 
 static int plot_flyback(const char *csv, const char *out, const char *method) {
-  const char *dot = strrchr(out, '.');
-  const char *term = dot && strcmp(dot, ".png") == 0 ? "pngcairo size 900,700" : "svg size 900,700";
-  FILE *p = popen("gnuplot 2>&1", "w");
+  FILE *p = gnuplot_open(out, 700);
   if (!p) return -1;
   fprintf(p,
-          "set terminal %s\n"
-          "set output '%s'\n"
-          "set datafile separator ','\n"
           "set multiplot layout 2,1 title 'Flyback converter, %s (dense output)'\n"
           "set xlabel 'time (ms)'\n"
           "set ylabel 'output voltage vC (V)'\n"
@@ -277,20 +277,18 @@ static int plot_flyback(const char *csv, const char *out, const char *method) {
           "set ylabel 'magnetizing current iL (A)'\n"
           "plot '%s' using ($1*1000):2 skip 1 with lines lw 1 notitle\n"
           "unset multiplot\n",
-          term, out, method, csv, csv);
-  return pclose(p) == 0 ? 0 : -1;
+          method, csv, csv);
+  return gnuplot_close(p);
 }
-
-static int have_gnuplot(void);
 
 /* --plot draws from the --out CSV with gnuplot: both must be possible. 0, or the exit status. */
 static int check_plot_args(const char *out, const char *plot) {
   if (plot && !out) {
-    fprintf(stderr, "cdevs example: --plot needs --out (the plot is drawn from the CSV)\n");
+    fprintf(stderr, "cdevs: --plot needs --out (the plot is drawn from the CSV)\n");
     return 2;
   }
   if (plot && !have_gnuplot()) {
-    fprintf(stderr, "cdevs example: gnuplot is not installed (Debian: apt-get install "
+    fprintf(stderr, "cdevs: gnuplot is not installed (Debian: apt-get install "
                     "gnuplot-nox); run without --plot or install it\n");
     return 1;
   }
@@ -703,17 +701,14 @@ static int cmd_bench(opts *o) {
 /* ---- run ----------------------------------------------------------------------------- */
 
 static int plot_results(const char *csv, const char *out, const char *title, size_t ncols) {
-  const char *dot = strrchr(out, '.');
-  const char *term = dot && strcmp(dot, ".png") == 0 ? "pngcairo size 900,500" : "svg size 900,500";
-  FILE *p = popen("gnuplot 2>&1", "w");
+  FILE *p = gnuplot_open(out, 500);
   if (!p) return -1;
   fprintf(p,
-          "set terminal %s\nset output '%s'\nset datafile separator ','\n"
           "set key autotitle columnhead outside right\nset xlabel 'time'\n"
           "set title '%s' noenhanced\nset key noenhanced\n"
           "plot for [i=2:%zu] '%s' using 1:i with lines lw 1.5\n",
-          term, out, title, ncols + 1, csv);
-  return pclose(p) == 0 ? 0 : -1;
+          title, ncols + 1, csv);
+  return gnuplot_close(p);
 }
 
 static int cmd_run(opts *o) {
