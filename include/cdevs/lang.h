@@ -57,6 +57,11 @@ const char *cdevs_mo_output_name(const cdevs_mo *mo, size_t i);
 int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag);
 size_t cdevs_mo_state_count(const cdevs_mo *mo);
 
+/* The time the run will end at, when it is not the experiment's StopTime (INFINITY
+ * for an open-ended run). LIQSS2 takes the rest of the run as the longest horizon of
+ * its implicit step, as QSS Solver does. Call before cdevs_mo_add. */
+void cdevs_mo_set_stop(cdevs_mo *mo, double stop);
+
 /*
  * Adds the model to parent, integrated by method with ΔQrel = tol and ΔQmin = abstol:
  * one atomic model named name for a pure equation model, or a coupled model holding

@@ -783,6 +783,7 @@ static int cmd_run(opts *o) {
     return 2;
   }
   cdevs_model *root = cdevs_root_new(NULL, "run");
+  cdevs_mo_set_stop(mo, e.stop);
   (void)cdevs_mo_add(root, "model", mo, e.method, e.tol, e.abstol);
   cdevs_sim_opts so = cdevs_sim_opts_default();
   so.t0 = e.start;

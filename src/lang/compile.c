@@ -88,6 +88,8 @@ struct cdevs_mo {
   const char **sys_out_names;
   cdevs__sys_spec spec;
   cdevs_mo_experiment exp;
+  double t_end; /* cdevs_mo_set_stop's, when t_end_set */
+  int t_end_set;
   char **names;   /* per flat scalar: "x[3]" */
   uint32_t nflat;
   int *cls;
@@ -1495,6 +1497,11 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
 }
 
 void cdevs_mo_experiment_get(const cdevs_mo *mo, cdevs_mo_experiment *e) { *e = mo->exp; }
+void cdevs_mo_set_stop(cdevs_mo *mo, double stop) {
+  if (!mo) return;
+  mo->t_end = stop;
+  mo->t_end_set = 1;
+}
 size_t cdevs_mo_output_count(const cdevs_mo *mo) { return mo->n_out; }
 const char *cdevs_mo_output_name(const cdevs_mo *mo, size_t i) { return i < mo->n_out ? mo->out_names[i] : NULL; }
 size_t cdevs_mo_state_count(const cdevs_mo *mo) {
@@ -1581,6 +1588,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   sp->out_names = mo->sys_out_names;
   mo->arg.spec = sp;
   mo->arg.method = method;
+  mo->arg.t_end = mo->t_end_set ? mo->t_end : mo->exp.stop;
   int has_eqs = sp->n_states || sp->n_discs || sp->n_cross;
   cdevs_model *holder = parent, *result;
   mo->system = NULL;

@@ -24,6 +24,8 @@ typedef struct cdevs__qvar {
   int a_pending;
   int a_exact; /* a is set from the Jacobian before each requantization: no estimate */
   int restart; /* after a reset: the next q follows x exactly, as in QSS */
+  double t_end; /* LIQSS2: where the run ends, its implicit step's longest horizon
+                 * (INFINITY, the default: the linearised equation's steady state) */
 } cdevs__qvar;
 
 typedef struct cdevs__qss_method {

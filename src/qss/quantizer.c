@@ -46,6 +46,7 @@ void cdevs__qvar_init(cdevs__qvar *v, const cdevs__qss_method *m, double x0, dou
   v->dqrel = dqrel;
   v->dqmin = dqmin;
   v->dq = quantum(v);
+  v->t_end = INFINITY;
 }
 
 void cdevs__qvar_advance(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
@@ -109,11 +110,66 @@ static void li_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) 
   cdevs__qvar_next_time(v, m, t);
 }
 
+/* LIQSS2's implicit step over a horizon h = 1/s (s = 0: an infinite horizon). q is
+ * the line that x, driven by ẋ = a·q + u0 + u1·τ, meets at τ = h with the same slope:
+ * q1 = ẋ(h), x(h) = q(h). Eliminating q1 leaves q0 linear; written in s the h³ terms
+ * cancel exactly, so no horizon loses precision, and s = 0 gives the steady state of
+ * the linearised equation, -(a·u0 + u1)/a². */
+static void li2_step(double a, double u0, double u1, double x0, double s, double *q0, double *q1) {
+  double d = s * (s - a);
+  *q0 = (x0 * d - 0.5 * (a * u0 + u1)) / (d + 0.5 * a * a);
+  *q1 = (s * (a * *q0 + u0) + u1) / (s - a);
+}
+
+/* LIQSS2 (Migoni, Bortolotto, Kofman and Cellier, 2013, with the horizon refinement
+ * of QSS Solver's implementation). In a stiff direction (a < 0) q is the implicit
+ * step to the end of the run when that lands within 2·ΔQ of x (near equilibrium it
+ * does, and x then barely moves); otherwise the horizon shrinks from the QSS2 step
+ * until it does. In a non-stiff direction q starts ΔQ behind x with the slope x will
+ * have half a parabola later, so x touches q and leaves the 2·ΔQ band on the other
+ * side: about 2.4 QSS2 steps per requantization. */
+static void li2_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+  double qold[4];
+  cdevs__qvar_q(v, m, t, qold);
+  double a = v->a, x0 = v->x[0], dq = v->dq;
+  double u0 = v->x[1] - a * qold[0], u1 = 2.0 * v->x[2] - a * qold[1];
+  v->q_before = qold[0];
+  v->dx_before = v->x[1];
+  v->a_pending = 1;
+  double q0, q1;
+  if (a < 0.0) {
+    double h = v->t_end - t;
+    li2_step(a, u0, u1, x0, h > 0.0 ? 1.0 / h : 0.0, &q0, &q1);
+    if (!(fabs(q0 - x0) <= 2.0 * dq)) {
+      double ddx = 2.0 * v->x[2];
+      if (ddx == 0.0) ddx = a * (a * x0 + u0) + u1;
+      h = ddx != 0.0 ? sqrt(2.0 * dq / fabs(ddx)) : -1.0 / a;
+      li2_step(a, u0, u1, x0, 1.0 / h, &q0, &q1);
+      for (int it = 0; it < 64 && !(fabs(q0 - x0) <= 2.0 * dq); it++) {
+        h *= sqrt(dq / fabs(q0 - x0));
+        li2_step(a, u0, u1, x0, 1.0 / h, &q0, &q1);
+      }
+    }
+  } else {
+    /* Without curvature x follows the line q = x0 + u0·τ exactly: no offset, which
+     * would only show the rest of the model a value x does not have. */
+    q0 = u1 > 0.0 ? x0 - dq : u1 < 0.0 ? x0 + dq : x0;
+    q1 = u1 != 0.0 ? u0 + sqrt(2.0 * dq / fabs(u1)) * u1 : u0;
+  }
+  if (!(fabs(q0 - x0) <= 2.0 * dq) || !isfinite(q1)) q0 = x0, q1 = v->x[1];
+  v->q[0] = q0, v->q[1] = q1, v->q[2] = v->q[3] = 0.0;
+  v->tq = t;
+  cdevs__qvar_next_time(v, m, t);
+}
+
 void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
   cdevs__qvar_advance(v, m, t);
   v->dq = quantum(v);
   if (m->linear_implicit && !v->restart) {
-    li_requantize(v, m, t);
+    if (m->order == 2)
+      li2_requantize(v, m, t);
+    else
+      li_requantize(v, m, t);
     return;
   }
   /* QSS, and LIQSS right after a reset: q = x. A reset expresses a physical
@@ -142,7 +198,18 @@ void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t)
   if ((r = cdevs__poly_min_pos_root(c, order)) < tau) tau = r;
   c[0] = d[0] + bound;
   if ((r = cdevs__poly_min_pos_root(c, order)) < tau) tau = r;
-  if (m->linear_implicit && d[0] != 0.0 && t == v->tq) {
+  if (m->linear_implicit && order == 2) {
+    /* LIQSS2 right after its own requantization: once x has turned towards q's
+     * slope and come back to its starting distance, q is stale (twice the time at
+     * which x's slope equals q's). Before q crosses zero, a new q (and a smaller
+     * relative quantum) is taken ahead of the crossing. */
+    if (t == v->tq && v->a < 0.0 && v->x[2] != 0.0 && (r = fabs(-d[1] / v->x[2])) < tau && r > 0.0)
+      tau = r;
+    if (q[0] * q[1] < 0.0 && fabs(q[0]) > 10.0 * v->dq) {
+      r = -q[0] / q[1] - 2.0 * fabs(v->dq / q[1]);
+      if (r > 0.0 && r < tau) tau = r;
+    }
+  } else if (m->linear_implicit && d[0] != 0.0 && t == v->tq) {
     /* Right after a requantization, x reaching q is the next event: q was placed
      * ahead of x. Later derivative changes (other variables moving) only matter
      * when they take x 2·ΔQ away: a relaxing fast state that merely passes q

@@ -185,10 +185,16 @@ typedef struct sys_state {
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
   uint8_t *der_algs;  /* derivative j reads algebraics */
   int has_alg_out;    /* some output is an algebraic variable */
-  int algs_ok;        /* s->alg holds the algebraics around algs_t for the current q and discretes */
+  /* Algebraics are evaluated on demand, each once per change: alg[a] is current when
+   * alg_stamp[a] == stamp, and stamp moves on whenever a state's q, a discrete or the
+   * time changes. aa lists the algebraics each algebraic reads, da and za those each
+   * derivative and crossing function reads; alg_todo is the evaluation stack. The
+   * seeded copies (alg_seed, seed_stamp) hold ∂alg/∂q_j for LIQSS's Jacobian. */
+  csr aa, da, za;
+  uint32_t *alg_stamp, *seed_stamp, *alg_todo, stamp, seed_round;
+  double (*alg_seed)[4];
   double algs_t;
   uint8_t *self_dep;  /* derivative j reads state j */
-  uint8_t *z_algs;
   uint8_t *out_dirty;
   int emit_pending;
   double t;
@@ -233,63 +239,99 @@ static void hfix(sys_state *s, uint32_t item) {
 
 /* ---- Incidence ------------------------------------------------------------------------- */
 
-/* For each code c (n codes), the variables of kind `op` it reads, inverted: for each
- * variable, the codes that read it. alg_deps (n_algs lists of states, via csr) adds
- * what the algebraics read. */
-static int build_csr(sys_state *s, csr *out, uint32_t nvars, const bc_code *codes, uint32_t n,
-                     int op, uint8_t *uses_algs) {
-  uint32_t *count = calloc(nvars + 1, sizeof *count);
-  if (!count) return -1;
-  const cdevs__sys_spec *sp = s->sp;
-  /* Collect (var, code) pairs, with duplicates removed per code by a mark array. */
-  uint32_t *mark = malloc((nvars ? nvars : 1) * sizeof *mark);
-  size_t cap = 64, np = 0;
-  uint32_t (*pairs)[2] = malloc(cap * sizeof *pairs);
-  if (!mark || !pairs) {
-    free(count), free(mark), free(pairs);
-    return -1;
+/* grow-on-demand list of (variable, code) pairs */
+typedef struct pairs {
+  uint32_t (*p)[2];
+  size_t n, cap;
+} pairs;
+
+static int pairs_push(pairs *ps, uint32_t v, uint32_t c) {
+  if (ps->n == ps->cap) {
+    size_t cap = ps->cap ? 2 * ps->cap : 64;
+    void *np = realloc(ps->p, cap * sizeof *ps->p);
+    if (!np) return -1;
+    ps->p = np, ps->cap = cap;
   }
-  for (uint32_t v = 0; v < nvars; v++) mark[v] = UINT32_MAX;
-  for (uint32_t c = 0; c < n; c++) {
-    int algs = 0;
-    /* Direct reads, then those of every algebraic (algebraics are evaluated whole). */
-    for (int pass = 0; pass < 2; pass++) {
-      uint32_t nc = pass == 0 ? 1 : (algs ? sp->n_algs : 0);
-      for (uint32_t k = 0; k < nc; k++) {
-        const bc_code *code = pass == 0 ? &codes[c] : &sp->alg[k];
-        for (uint32_t i = 0; i < code->n; i++) {
-          if (code->ins[i].op == BC_ALG) algs = 1;
-          if (code->ins[i].op != op) continue;
-          uint32_t v = code->ins[i].arg;
-          if (mark[v] == c) continue;
-          mark[v] = c;
-          if (np == cap) {
-            cap *= 2;
-            void *np2 = realloc(pairs, cap * sizeof *pairs);
-            if (!np2) {
-              free(count), free(mark), free(pairs);
-              return -1;
-            }
-            pairs = np2;
-          }
-          pairs[np][0] = v, pairs[np][1] = c, np++;
-          count[v + 1]++;
-        }
-      }
-    }
-    if (uses_algs) uses_algs[c] = (uint8_t)algs;
-  }
-  for (uint32_t v = 0; v < nvars; v++) count[v + 1] += count[v];
-  out->start = s->alloc->realloc(s->alloc->ud, NULL, 0, (nvars + 1) * sizeof(uint32_t));
-  out->to = s->alloc->realloc(s->alloc->ud, NULL, 0, (np ? np : 1) * sizeof(uint32_t));
-  if (!out->start || !out->to) {
-    free(count), free(mark), free(pairs);
-    return -1;
-  }
-  memcpy(out->start, count, (nvars + 1) * sizeof(uint32_t));
-  for (size_t i = 0; i < np; i++) out->to[count[pairs[i][0]]++] = pairs[i][1];
-  free(count), free(mark), free(pairs);
+  ps->p[ps->n][0] = v, ps->p[ps->n][1] = c, ps->n++;
   return 0;
+}
+
+/* The pairs (var, code) as CSR by var: for each variable, the codes. */
+static int pairs_to_csr(sys_state *s, csr *out, uint32_t nvars, const pairs *ps) {
+  out->start = s->alloc->realloc(s->alloc->ud, NULL, 0, (nvars + 1) * sizeof(uint32_t));
+  out->to = s->alloc->realloc(s->alloc->ud, NULL, 0, (ps->n ? ps->n : 1) * sizeof(uint32_t));
+  if (!out->start || !out->to) {
+    if (out->start) s->alloc->realloc(s->alloc->ud, out->start, (nvars + 1) * sizeof(uint32_t), 0);
+    if (out->to) s->alloc->realloc(s->alloc->ud, out->to, (ps->n ? ps->n : 1) * sizeof(uint32_t), 0);
+    out->start = out->to = NULL;
+    return -1;
+  }
+  memset(out->start, 0, (nvars + 1) * sizeof(uint32_t));
+  for (size_t i = 0; i < ps->n; i++) out->start[ps->p[i][0] + 1]++;
+  for (uint32_t v = 0; v < nvars; v++) out->start[v + 1] += out->start[v];
+  uint32_t *fill = malloc((nvars ? nvars : 1) * sizeof *fill);
+  if (!fill) return -1;
+  memcpy(fill, out->start, nvars * sizeof(uint32_t));
+  for (size_t i = 0; i < ps->n; i++) out->to[fill[ps->p[i][0]]++] = ps->p[i][1];
+  free(fill);
+  return 0;
+}
+
+/* For each code, the algebraics it reads directly (deduplicated), as CSR by code. */
+static int direct_algs(sys_state *s, csr *out, const bc_code *const *codes, uint32_t n) {
+  uint32_t na = s->sp->n_algs;
+  uint32_t *mark = malloc((na ? na : 1) * sizeof *mark);
+  pairs ps = {0};
+  int rc = mark ? 0 : -1;
+  for (uint32_t a = 0; a < na; a++) mark[a] = UINT32_MAX;
+  for (uint32_t c = 0; !rc && c < n; c++)
+    for (uint32_t i = 0; !rc && i < codes[c]->n; i++) {
+      const bc_ins *in = &codes[c]->ins[i];
+      if (in->op != BC_ALG || mark[in->arg] == c) continue;
+      mark[in->arg] = c;
+      rc = pairs_push(&ps, c, in->arg);
+    }
+  if (!rc) rc = pairs_to_csr(s, out, n, &ps);
+  free(mark), free(ps.p);
+  return rc;
+}
+
+/* For each code c (n codes), the variables of kind `op` it reads, directly or through
+ * the algebraics it reads (algs: their direct lists, closed here over s->aa),
+ * inverted: for each variable, the codes that read it. */
+static int build_csr(sys_state *s, csr *out, uint32_t nvars, const bc_code *const *codes, uint32_t n,
+                     int op, const csr *algs, uint8_t *uses_algs) {
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t na = sp->n_algs;
+  uint32_t *mark = malloc((nvars ? nvars : 1) * sizeof *mark);
+  uint32_t *amark = malloc((na ? na : 1) * sizeof *amark);
+  uint32_t *todo = malloc((na ? na : 1) * sizeof *todo);
+  pairs ps = {0};
+  int rc = mark && amark && todo ? 0 : -1;
+  for (uint32_t v = 0; !rc && v < nvars; v++) mark[v] = UINT32_MAX;
+  for (uint32_t a = 0; !rc && a < na; a++) amark[a] = UINT32_MAX;
+  for (uint32_t c = 0; !rc && c < n; c++) {
+    uint32_t top = 0;
+    for (uint32_t k = algs->start[c]; k < algs->start[c + 1]; k++) amark[algs->to[k]] = c, todo[top++] = algs->to[k];
+    if (uses_algs) uses_algs[c] = top > 0;
+    const bc_code *code = codes[c];
+    for (;;) {
+      for (uint32_t i = 0; !rc && i < code->n; i++) {
+        uint32_t v = code->ins[i].arg;
+        if (code->ins[i].op != op || mark[v] == c) continue;
+        mark[v] = c;
+        rc = pairs_push(&ps, v, c);
+      }
+      if (rc || !top) break;
+      uint32_t a = todo[--top];
+      for (uint32_t k = s->aa.start[a]; k < s->aa.start[a + 1]; k++)
+        if (amark[s->aa.to[k]] != c) amark[s->aa.to[k]] = c, todo[top++] = s->aa.to[k];
+      code = &sp->alg[a];
+    }
+  }
+  if (!rc) rc = pairs_to_csr(s, out, nvars, &ps);
+  free(mark), free(amark), free(todo), free(ps.p);
+  return rc;
 }
 
 static void free_csr(const cdevs_alloc *a, csr *c, uint32_t nvars) {
@@ -301,32 +343,90 @@ static void free_csr(const cdevs_alloc *a, csr *c, uint32_t nvars) {
 
 /* ---- Steps -------------------------------------------------------------------------- */
 
-/* Brings the algebraics up to date around t. They are evaluated once per change: a
- * requantization, a reinit or a discrete assignment clears algs_ok, and every
- * derivative, crossing and handler of the same step reuses them. */
-static int eval_algs(cdevs_ctx *cx, sys_state *s, double t) {
+/* Something every algebraic may read changed: all of them are stale. */
+static void algs_stale(sys_state *s) {
+  if (++s->stamp == 0) { /* wrapped: no stale entry may look current */
+    memset(s->alg_stamp, 0, s->sp->n_algs * sizeof(uint32_t));
+    s->stamp = 1;
+  }
+}
+
+/* Brings the algebraics in roots[0..n) and all they read up to date around t,
+ * depth first without recursion (a chain of algebraics may be long). seed selects the
+ * plain values (UINT32_MAX) or the seeded copies, ∂/∂q_seed. */
+static int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, uint32_t n, double t,
+                       uint32_t seed) {
   const cdevs__sys_spec *sp = s->sp;
-  if (s->algs_ok && s->algs_t == t) return 0;
-  s->algs_ok = 1;
-  s->algs_t = t;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX};
-  for (uint32_t a = 0; a < sp->n_algs; a++)
-    if (cdevs__bc_eval(&sp->alg[a], &env, s->m->order, s->alg[a], s->stack)) {
-      cdevs_ctx_fail(cx, "algebraic variable '%s': argument outside the domain of a function",
-                     sp->alg_names ? sp->alg_names[a] : "?");
-      return -1;
+  if (!n) return 0;
+  if (t != s->algs_t) s->algs_t = t, algs_stale(s);
+  int seeded = seed != UINT32_MAX;
+  if (seeded && ++s->seed_round == 0) {
+    memset(s->seed_stamp, 0, sp->n_algs * sizeof(uint32_t));
+    s->seed_round = 1;
+  }
+  uint32_t *mark = seeded ? s->seed_stamp : s->alg_stamp, cur = seeded ? s->seed_round : s->stamp;
+  double (*val)[4] = seeded ? s->alg_seed : s->alg;
+  bc_env env = {s->v, s->m, (const double (*)[4])val, s->disc, sp->params, t, NULL, seed};
+  int order = seeded ? 1 : s->m->order;
+  for (uint32_t r = 0; r < n; r++) {
+    uint32_t top = 0;
+    if (mark[roots[r]] != cur) s->alg_todo[top++] = roots[r];
+    while (top) {
+      uint32_t a = s->alg_todo[top - 1], pushed = 0;
+      if (mark[a] == cur) {
+        top--;
+        continue;
+      }
+      for (uint32_t k = s->aa.start[a]; k < s->aa.start[a + 1]; k++)
+        if (mark[s->aa.to[k]] != cur) s->alg_todo[top++] = s->aa.to[k], pushed = 1;
+      if (pushed) continue; /* its inputs first; a is met again once they are current */
+      top--;
+      if (cdevs__bc_eval(&sp->alg[a], &env, order, val[a], s->stack)) {
+        cdevs_ctx_fail(cx, "algebraic variable '%s': argument outside the domain of a function",
+                       sp->alg_names ? sp->alg_names[a] : "?");
+        return -1;
+      }
+      mark[a] = cur;
     }
+  }
   return 0;
 }
 
-/* λ (const) emits algebraic outputs from s->alg: bring it up to date first. */
+static int all_algs(cdevs_ctx *cx, sys_state *s, double t) {
+  for (uint32_t a = 0; a < s->sp->n_algs; a++)
+    if (ensure_algs(cx, s, &a, 1, t, UINT32_MAX)) return -1;
+  return 0;
+}
+
+/* λ (const) emits algebraic outputs from s->alg: bring them up to date first. */
 static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
-  if (s->emit_pending && s->has_alg_out) (void)eval_algs(cx, s, t);
+  if (!s->emit_pending || !s->has_alg_out) return;
+  const cdevs__sys_spec *sp = s->sp;
+  for (uint32_t o = 0; o < sp->n_out; o++)
+    if (sp->out_kind[o] == 1 && ensure_algs(cx, s, &sp->out_index[o], 1, t, UINT32_MAX)) return;
+}
+
+#define LIST(c, i) (&(c).to[(c).start[i]]), ((c).start[(i) + 1] - (c).start[i])
+
+/* LIQSS: ∂ẋ_j/∂q_j exactly, by a seeded order-1 evaluation of the derivative (through
+ * the algebraics it reads). Kept <= 0: only a stiff direction is treated implicitly.
+ * Returns 1 if it changed. */
+static int exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  if (ensure_algs(cx, s, LIST(s->da, j), t, j)) return 0;
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, j};
+  double d[4];
+  if (cdevs__bc_eval(&sp->der[j], &env, 1, d, s->stack) || !isfinite(d[1])) return 0;
+  double a = d[1] < 0.0 ? d[1] : 0.0;
+  int changed = a != s->v[j].a;
+  s->v[j].a = a;
+  s->v[j].a_exact = 1;
+  return changed;
 }
 
 static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   const cdevs__sys_spec *sp = s->sp;
-  if (s->der_algs[j] && eval_algs(cx, s, t)) return -1;
+  if (ensure_algs(cx, s, LIST(s->da, j), t, UINT32_MAX)) return -1;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX};
   double d[4];
   if (cdevs__bc_eval(&sp->der[j], &env, s->m->order - 1, d, s->stack)) {
@@ -343,7 +443,7 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
 /* The crossing function around t, order m. */
 static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double *f) {
   const cdevs__sys_spec *sp = s->sp;
-  if (s->z_algs[z] && eval_algs(cx, s, t)) return -1;
+  if (ensure_algs(cx, s, LIST(s->za, z), t, UINT32_MAX)) return -1;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX};
   if (cdevs__bc_eval(&sp->cross[z].f, &env, s->m->order, f, s->stack)) {
     cdevs_ctx_fail(cx, "zero-crossing %u: argument outside the domain of a function", z);
@@ -405,7 +505,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       a = ac->target - 1;
       continue;
     }
-    if (eval_algs(cx, s, t)) return -1;
+    if (all_algs(cx, s, t)) return -1;
     bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng, UINT32_MAX};
     double val[4];
     /* Values of states inside handlers are x, not q: evaluate with order 0 on q
@@ -419,15 +519,23 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       if (val[0] == 0.0) a = ac->target - 1;
     } else if (ac->reinit == ACT_REINIT) {
       cdevs__qvar_reset(&s->v[ac->target], s->m, t, val[0]);
-      s->algs_ok = 0;
+      algs_stale(s);
       s->key[ac->target] = t;
       hfix(s, ac->target);
       s->reinits++;
     } else if (s->disc[ac->target] != val[0]) {
       s->disc[ac->target] = val[0];
-      s->algs_ok = 0;
-      for (uint32_t k = s->dd.start[ac->target]; k < s->dd.start[ac->target + 1]; k++)
-        if (update_der(cx, s, s->dd.to[k], t)) return -1;
+      algs_stale(s);
+      for (uint32_t k = s->dd.start[ac->target]; k < s->dd.start[ac->target + 1]; k++) {
+        uint32_t j = s->dd.to[k];
+        if (update_der(cx, s, j, t)) return -1;
+        /* LIQSS: a mode change (a switch's resistance) that changes ∂ẋ/∂q makes q,
+         * placed for the old linearisation, stale: requantize now. */
+        if (s->m->linear_implicit && s->self_dep[j] && exact_a(cx, s, j, t)) {
+          s->key[j] = t;
+          hfix(s, j);
+        }
+      }
       for (uint32_t k = s->dz.start[ac->target]; k < s->dz.start[ac->target + 1]; k++)
         if (plan_cross(cx, s, s->dz.to[k], t)) return -1;
       mark_state_outputs(s, ac->target, 2);
@@ -469,8 +577,8 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bytes += SZ(ns * sizeof(cdevs__qvar)) + SZ(sp->n_algs * sizeof(double[4])) +
            SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 2 * SZ(nz) +
            SZ(nz * sizeof(double)) +
-           SZ(nitems * sizeof(double)) + 2 * SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) + SZ(nz) +
-           SZ(sp->n_out);
+           SZ(nitems * sizeof(double)) + 2 * SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) +
+           SZ(sp->n_out) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4]));
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
   memset(s->block, 0, bytes);
@@ -488,18 +596,30 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->pos = take(&p, nitems * sizeof(uint32_t));
   s->der_algs = take(&p, ns);
   s->self_dep = take(&p, ns);
-  s->z_algs = take(&p, nz);
   s->out_dirty = take(&p, sp->n_out);
+  s->alg_stamp = take(&p, sp->n_algs * sizeof(uint32_t));
+  s->seed_stamp = take(&p, sp->n_algs * sizeof(uint32_t));
+  s->alg_todo = take(&p, sp->n_algs * sizeof(uint32_t));
+  s->alg_seed = take(&p, sp->n_algs * sizeof(double[4]));
 #undef SZ
-  if (build_csr(s, &s->sd, ns, sp->der, ns, BC_STATE, s->der_algs) ||
-      build_csr(s, &s->dd, sp->n_discs, sp->der, ns, BC_DISC, NULL))
-    return CDEVS_ENOMEM;
-  bc_code *zf = malloc((nz ? nz : 1) * sizeof *zf);
-  if (!zf) return CDEVS_ENOMEM;
-  for (uint32_t z = 0; z < nz; z++) zf[z] = sp->cross[z].f;
-  int bad = build_csr(s, &s->sz, ns, zf, nz, BC_STATE, s->z_algs) ||
-            build_csr(s, &s->dz, sp->n_discs, zf, nz, BC_DISC, NULL);
-  free(zf);
+  s->stamp = 1; /* alg_stamp starts at 0: every algebraic stale */
+  /* The codes of the derivatives, crossing functions and algebraics, by pointer. */
+  uint32_t nmax = ns > nz ? ns : nz;
+  if (sp->n_algs > nmax) nmax = sp->n_algs;
+  const bc_code **codes = malloc((nmax ? nmax : 1) * sizeof *codes);
+  if (!codes) return CDEVS_ENOMEM;
+  int bad = 0;
+  for (uint32_t i = 0; i < sp->n_algs; i++) codes[i] = &sp->alg[i];
+  bad = bad || direct_algs(s, &s->aa, codes, sp->n_algs);
+  for (uint32_t i = 0; i < ns; i++) codes[i] = &sp->der[i];
+  bad = bad || direct_algs(s, &s->da, codes, ns) ||
+        build_csr(s, &s->sd, ns, codes, ns, BC_STATE, &s->da, s->der_algs) ||
+        build_csr(s, &s->dd, sp->n_discs, codes, ns, BC_DISC, &s->da, NULL);
+  for (uint32_t z = 0; z < nz; z++) codes[z] = &sp->cross[z].f;
+  bad = bad || direct_algs(s, &s->za, codes, nz) ||
+        build_csr(s, &s->sz, ns, codes, nz, BC_STATE, &s->za, NULL) ||
+        build_csr(s, &s->dz, sp->n_discs, codes, nz, BC_DISC, &s->za, NULL);
+  free(codes);
   if (bad) return CDEVS_ENOMEM;
   for (uint32_t i = 0; i < ns; i++)
     for (uint32_t k = s->sd.start[i]; k < s->sd.start[i + 1]; k++)
@@ -507,6 +627,8 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof(double));
   for (uint32_t i = 0; i < ns; i++)
     cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], sp->dqrel[i], sp->dqmin[i], s->t);
+  if (a->t_end > s->t)
+    for (uint32_t i = 0; i < ns; i++) s->v[i].t_end = a->t_end;
   for (uint32_t i = 0; i < nitems; i++) s->heap[i] = s->pos[i] = i, s->key[i] = INFINITY;
   s->nheap = nitems;
   /* Derivatives and crossings from the initial values (q = x0). */
@@ -545,6 +667,9 @@ static void sys_fini(void *state) {
   free_csr(s->alloc, &s->dd, sp->n_discs);
   free_csr(s->alloc, &s->sz, sp->n_states);
   free_csr(s->alloc, &s->dz, sp->n_discs);
+  free_csr(s->alloc, &s->aa, sp->n_algs);
+  free_csr(s->alloc, &s->da, sp->n_states);
+  free_csr(s->alloc, &s->za, sp->n_cross);
   if (s->block) s->alloc->realloc(s->alloc->ud, s->block, s->bytes ? s->bytes : 16, 0);
 }
 
@@ -588,19 +713,9 @@ static void sys_int(cdevs_ctx *cx, void *state) {
   uint32_t item = s->heap[0];
   uint32_t ns = s->sp->n_states;
   if (item < ns) {
-    if (s->m->linear_implicit && s->self_dep[item] && !s->der_algs[item]) {
-      /* LIQSS: ∂ẋ/∂q exactly, by a seeded order-1 evaluation of the derivative,
-       * instead of the estimate from the derivative's response. */
-      const cdevs__sys_spec *sp = s->sp;
-      bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, item};
-      double d[4];
-      if (!cdevs__bc_eval(&sp->der[item], &env, 1, d, s->stack) && isfinite(d[1])) {
-        s->v[item].a = d[1] < 0.0 ? d[1] : 0.0;
-        s->v[item].a_exact = 1;
-      }
-    }
+    if (s->m->linear_implicit && s->self_dep[item]) (void)exact_a(cx, s, item, t);
     cdevs__qvar_requantize(&s->v[item], s->m, t);
-    s->algs_ok = 0;
+    algs_stale(s);
     s->key[item] = s->v[item].tn;
     hfix(s, item);
     s->steps++;

@@ -84,6 +84,7 @@ extern const cdevs_atomic_ops cdevs__system_ops;
 typedef struct cdevs__sys_arg {
   const cdevs__sys_spec *spec;
   cdevs_qss_method method;
+  double t_end; /* where the run ends (LIQSS2's horizon); INFINITY if open-ended */
 } cdevs__sys_arg;
 
 /* Statistics of a running system (from its state). */
