@@ -61,5 +61,9 @@ void cdevs__qvar_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, d
 double cdevs__poly_min_pos_root(const double *c, int deg);
 /* The real roots of the polynomial (deg <= 3), ascending; returns their count. */
 int cdevs__poly_real_roots(const double *c, int deg, double *roots);
+/* The first τ > 0 with |d(τ)| = bound (deg <= 3, |d(0)| < bound), or INFINITY. */
+double cdevs__poly_band_exit(const double *d, int deg, double bound);
+/* A fast real cube root (a few ulps). */
+double cdevs__cbrt(double x);
 
 #endif

@@ -68,7 +68,7 @@ void cdevs__qvar_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, d
 static double own_step(double dq, double xm, int order) {
   if (xm == 0.0) return INFINITY;
   double r = dq / fabs(xm);
-  return order == 1 ? r : order == 2 ? sqrt(r) : cbrt(r);
+  return order == 1 ? r : order == 2 ? sqrt(r) : cdevs__cbrt(r);
 }
 
 /* The m-th coefficient x would have if q0 were chosen, under ẋ = a·q + u; q's
@@ -192,12 +192,7 @@ void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t)
     v->tn = t;
     return;
   }
-  double c[4], tau = INFINITY, r;
-  memcpy(c, d, sizeof c);
-  c[0] = d[0] - bound;
-  if ((r = cdevs__poly_min_pos_root(c, order)) < tau) tau = r;
-  c[0] = d[0] + bound;
-  if ((r = cdevs__poly_min_pos_root(c, order)) < tau) tau = r;
+  double tau = cdevs__poly_band_exit(d, order, bound), r;
   if (m->linear_implicit && order == 2) {
     /* LIQSS2 right after its own requantization: once x has turned towards q's
      * slope and come back to its starting distance, q is stale (twice the time at

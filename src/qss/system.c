@@ -62,9 +62,29 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
         sp++;
         break;
       }
-      cdevs__qvar_q(&env->states[in->arg], env->m, env->t, st[sp]);
-      for (int k = order + 1; k < 4; k++) st[sp][k] = 0.0;
-      sp++;
+      { /* q around t, written out (the hottest load): q has m coefficients */
+        const cdevs__qvar *v = &env->states[in->arg];
+        double s = env->t - v->tq;
+        r = st[sp++];
+        switch (env->m->order) {
+        case 3:
+          r[0] = v->q[0] + s * (v->q[1] + s * v->q[2]);
+          r[1] = v->q[1] + 2.0 * s * v->q[2];
+          r[2] = v->q[2];
+          break;
+        case 2:
+          r[0] = v->q[0] + s * v->q[1];
+          r[1] = v->q[1];
+          r[2] = 0.0;
+          break;
+        default:
+          r[0] = v->q[0];
+          r[1] = r[2] = 0.0;
+        }
+        r[3] = 0.0;
+        if (order < 2) r[2] = 0.0;
+        if (order < 1) r[1] = 0.0;
+      }
       break;
     case BC_ALG: memcpy(st[sp++], env->algs[in->arg], sizeof st[0]); break;
     case BC_ADD: sp--, cdevs_taylor_add(st[sp - 1], st[sp - 1], st[sp], order); break;
@@ -218,23 +238,28 @@ static int before(const sys_state *s, uint32_t a, uint32_t b) {
   return s->key[a] < s->key[b] || (s->key[a] == s->key[b] && a < b);
 }
 
-static void hswap(sys_state *s, uint32_t i, uint32_t j) {
-  uint32_t a = s->heap[i], b = s->heap[j];
-  s->heap[i] = b, s->heap[j] = a;
-  s->pos[b] = i, s->pos[a] = j;
-}
-
+/* The item's key changed: move it up or down, shifting the others into the hole
+ * rather than swapping. */
 static void hfix(sys_state *s, uint32_t item) {
-  uint32_t i = s->pos[item];
-  while (i > 0 && before(s, s->heap[i], s->heap[(i - 1) / 2])) hswap(s, i, (i - 1) / 2), i = (i - 1) / 2;
-  for (;;) {
-    uint32_t l = 2 * i + 1, r = l + 1, m = i;
-    if (l < s->nheap && before(s, s->heap[l], s->heap[m])) m = l;
-    if (r < s->nheap && before(s, s->heap[r], s->heap[m])) m = r;
-    if (m == i) break;
-    hswap(s, i, m);
-    i = m;
+  uint32_t i = s->pos[item], *h = s->heap, n = s->nheap;
+  uint32_t start = i;
+  while (i > 0 && before(s, item, h[(i - 1) / 2])) {
+    h[i] = h[(i - 1) / 2];
+    s->pos[h[i]] = i;
+    i = (i - 1) / 2;
   }
+  if (i == start)
+    for (;;) {
+      uint32_t l = 2 * i + 1, m;
+      if (l >= n) break;
+      m = l + 1 < n && before(s, h[l + 1], h[l]) ? l + 1 : l;
+      if (!before(s, h[m], item)) break;
+      h[i] = h[m];
+      s->pos[h[i]] = i;
+      i = m;
+    }
+  h[i] = item;
+  s->pos[item] = i;
 }
 
 /* ---- Incidence ------------------------------------------------------------------------- */

@@ -264,6 +264,21 @@ double cdevs_taylor_eval(const double *c, int order, double tau) {
 
 void cdevs_taylor_shift(double *c, int order, double s) {
   if (s == 0.0) return;
-  for (int i = 0; i < order; i++)
-    for (int j = order - 1; j >= i; j--) c[j] += s * c[j + 1];
+  switch (order) { /* c_k += Σ_{j>k} C(j,k)·c_j·s^(j-k), written out */
+  case 3: {
+    double s3 = s * c[3];
+    c[0] += s * (c[1] + s * (c[2] + s3));
+    c[1] += s * (2.0 * c[2] + 3.0 * s3);
+    c[2] += 3.0 * s3;
+    return;
+  }
+  case 2:
+    c[0] += s * (c[1] + s * c[2]);
+    c[1] += 2.0 * s * c[2];
+    return;
+  case 1: c[0] += s * c[1]; return;
+  default:
+    for (int i = 0; i < order; i++)
+      for (int j = order - 1; j >= i; j--) c[j] += s * c[j + 1];
+  }
 }
