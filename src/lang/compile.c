@@ -1383,6 +1383,15 @@ static int compile(comp *c, cdevs_mo *mo) {
     default: break;
     }
   }
+  /* Parameters are fixed from here on: fold them into the code. */
+  for (uint32_t i = 0; i < ns; i++) cdevs__bc_fold(&sp->der[i], sp->params);
+  for (uint32_t i = 0; i < na; i++) cdevs__bc_fold(&sp->alg[i], sp->params);
+  for (uint32_t z = 0; z < sp->n_cross; z++) {
+    sys_crossing *x = &sp->cross[z];
+    cdevs__bc_fold(&x->f, sp->params);
+    for (uint32_t k = 0; k < x->n_rise; k++) cdevs__bc_fold(&x->on_rise[k].value, sp->params);
+    for (uint32_t k = 0; k < x->n_fall; k++) cdevs__bc_fold(&x->on_fall[k].value, sp->params);
+  }
   /* The experiment. */
   mo->exp = (cdevs_mo_experiment){0.0, 1.0, 1e-3, 1e-6, CDEVS_QSS3};
   const node *outputs = NULL;

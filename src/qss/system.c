@@ -27,6 +27,12 @@ static void konst(double *r, double v) {
   r[1] = r[2] = r[3] = 0.0;
 }
 
+static int is_const(const double *a, int order) {
+  for (int k = 1; k <= order; k++)
+    if (a[k] != 0.0) return 0;
+  return 1;
+}
+
 static int cmp_op(int op, double a, double b) {
   switch (op) {
   case BC_LT: return a < b;
@@ -89,8 +95,20 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
     case BC_ALG: memcpy(st[sp++], env->algs[in->arg], sizeof st[0]); break;
     case BC_ADD: sp--, cdevs_taylor_add(st[sp - 1], st[sp - 1], st[sp], order); break;
     case BC_SUB: sp--, cdevs_taylor_sub(st[sp - 1], st[sp - 1], st[sp], order); break;
-    case BC_MUL: sp--, cdevs_taylor_mul(st[sp - 1], st[sp - 1], st[sp], order); break;
-    case BC_DIV: sp--, st_ok = cdevs_taylor_div(st[sp - 1], st[sp - 1], st[sp], order); break;
+    case BC_MUL:
+      sp--;
+      if (is_const(st[sp], order)) /* by a constant (a parameter): a scaling, same result */
+        for (int k = 0; k <= order; k++) st[sp - 1][k] *= st[sp][0];
+      else
+        cdevs_taylor_mul(st[sp - 1], st[sp - 1], st[sp], order);
+      break;
+    case BC_DIV:
+      sp--;
+      if (is_const(st[sp], order) && st[sp][0] != 0.0)
+        for (int k = 0; k <= order; k++) st[sp - 1][k] /= st[sp][0];
+      else
+        st_ok = cdevs_taylor_div(st[sp - 1], st[sp - 1], st[sp], order);
+      break;
     case BC_NEG: cdevs_taylor_scale(st[sp - 1], st[sp - 1], -1.0, order); break;
     case BC_POWK: st_ok = cdevs_taylor_pow(st[sp - 1], st[sp - 1], in->k, order); break;
     case BC_POW: {
@@ -181,6 +199,47 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
   memcpy(out, st[0], sizeof st[0]);
   for (int k = order + 1; k < 4; k++) out[k] = 0.0;
   return CDEVS_OK;
+}
+
+/* Operands each op pops (it pushes one); -1 for loads, which push without popping. */
+static int bc_arity(int op) {
+  switch ((bc_op)op) {
+  case BC_CONST: case BC_STATE: case BC_ALG: case BC_DISC: case BC_PARAM: case BC_TIME: return -1;
+  case BC_NEG: case BC_POWK: case BC_FN: case BC_SIGN: case BC_FLOOR: case BC_CEIL: case BC_NOT:
+  case BC_RAND: return 1;
+  case BC_SELECT: return 3;
+  default: return 2;
+  }
+}
+
+void cdevs__bc_fold(bc_code *c, const double *params) {
+  /* Every operand already folded is exactly one CONST at the end of the output, so
+   * an op whose operands are all constant replaces them by its value, computed by
+   * the evaluator itself (one semantics). A domain error is left for run time, where
+   * it is reported with the time; random numbers are never folded. */
+  uint32_t n = 0, sp = 0;
+  double st[4][4];
+  for (uint32_t i = 0; i < c->n; i++) {
+    bc_ins in = c->ins[i];
+    if (in.op == BC_PARAM) in = (bc_ins){BC_CONST, 0, params[in.arg]};
+    int ar = bc_arity(in.op);
+    c->ins[n++] = in;
+    if (ar < 0) {
+      sp++;
+      continue;
+    }
+    int all = in.op != BC_RAND && sp >= (uint32_t)ar;
+    for (int k = 1; all && k <= ar; k++) all = c->ins[n - 1 - k].op == BC_CONST;
+    sp -= (uint32_t)ar - 1;
+    if (!all) continue;
+    bc_code mini = {&c->ins[n - 1 - ar], (uint32_t)ar + 1, (uint32_t)ar + 1};
+    bc_env env = {NULL, NULL, NULL, NULL, params, 0.0, NULL, UINT32_MAX};
+    double v[4];
+    if (cdevs__bc_eval(&mini, &env, 0, v, st)) continue;
+    n -= (uint32_t)ar + 1;
+    c->ins[n++] = (bc_ins){BC_CONST, 0, v[0]};
+  }
+  c->n = n;
 }
 
 /* ---- State ------------------------------------------------------------------------- */

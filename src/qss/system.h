@@ -110,5 +110,8 @@ typedef struct bc_env {
   uint32_t seed;
 } bc_env;
 int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*stack)[4]);
+/* Folds what depends only on constants and parameters (fixed once the initial
+ * algorithm has run) into constants, in place. */
+void cdevs__bc_fold(bc_code *c, const double *params);
 
 #endif
