@@ -93,15 +93,31 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
       }
       break;
     case BC_ALG: memcpy(st[sp++], env->algs[in->arg], sizeof st[0]); break;
-    case BC_ADD: sp--, cdevs_taylor_add(st[sp - 1], st[sp - 1], st[sp], order); break;
-    case BC_SUB: sp--, cdevs_taylor_sub(st[sp - 1], st[sp - 1], st[sp], order); break;
-    case BC_MUL:
+    /* The linear operations and the product, inline: they are most of what
+     * equations do, and a call per operation cost more than the arithmetic. */
+    case BC_ADD:
       sp--;
-      if (is_const(st[sp], order)) /* by a constant (a parameter): a scaling, same result */
-        for (int k = 0; k <= order; k++) st[sp - 1][k] *= st[sp][0];
-      else
-        cdevs_taylor_mul(st[sp - 1], st[sp - 1], st[sp], order);
+      for (int k = 0; k <= order; k++) st[sp - 1][k] += st[sp][k];
       break;
+    case BC_SUB:
+      sp--;
+      for (int k = 0; k <= order; k++) st[sp - 1][k] -= st[sp][k];
+      break;
+    case BC_MUL: {
+      sp--;
+      double *a = st[sp - 1], *b = st[sp];
+      if (is_const(b, order)) { /* by a constant (a parameter): a scaling, same result */
+        for (int k = 0; k <= order; k++) a[k] *= b[0];
+        break;
+      }
+      double c1 = 0.0, c2 = 0.0, c3 = 0.0; /* Cauchy product, in the same order of terms */
+      if (order >= 1) c1 = a[0] * b[1] + a[1] * b[0];
+      if (order >= 2) c2 = a[0] * b[2] + a[1] * b[1] + a[2] * b[0];
+      if (order >= 3) c3 = a[0] * b[3] + a[1] * b[2] + a[2] * b[1] + a[3] * b[0];
+      a[0] *= b[0];
+      a[1] = c1, a[2] = c2, a[3] = c3;
+      break;
+    }
     case BC_DIV:
       sp--;
       if (is_const(st[sp], order) && st[sp][0] != 0.0)
@@ -109,7 +125,9 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
       else
         st_ok = cdevs_taylor_div(st[sp - 1], st[sp - 1], st[sp], order);
       break;
-    case BC_NEG: cdevs_taylor_scale(st[sp - 1], st[sp - 1], -1.0, order); break;
+    case BC_NEG:
+      for (int k = 0; k <= order; k++) st[sp - 1][k] = -st[sp - 1][k];
+      break;
     case BC_POWK: st_ok = cdevs_taylor_pow(st[sp - 1], st[sp - 1], in->k, order); break;
     case BC_POW: {
       /* a^b = exp(b·log a); a constant b falls back to the exact power. */
