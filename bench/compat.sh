@@ -53,7 +53,7 @@ while IFS= read -r f; do
   rm -rf "$d"
   mkdir -p "$d"
   echo "compat: $m" >&2
-  notes=()
+  notes=() tr_q=""
 
   if timeout -k 10 "$timeout_s" "$CDEVS" check "$f" >"$d/check.log" 2>&1; then
     parses=yes
@@ -97,7 +97,8 @@ while IFS= read -r f; do
       notes+=("QSS Solver: timeout (${timeout_s} s)")
     elif [ "$ndat" = 0 ]; then
       matches="n/a"
-      notes+=("QSS Solver failed (exit $qrc): $(first "$d/qss-solver.log" 'error|Error|rror:')")
+      why=$(first "$d/qss-solver.log" '[Ee]rror|Abort|^mmoc: ')
+      notes+=("QSS Solver failed (exit $qrc): ${why:-see qss-solver.log}")
     elif [ "$(head -2 "$d/cdevs.csv" 2>/dev/null | wc -l)" -lt 2 ]; then
       matches="n/a"
       [ "$runs" = no ] || notes+=("no cdevs output")
@@ -109,8 +110,12 @@ while IFS= read -r f; do
       [ -n "$matches" ] || matches="n/a"
     fi
     [ $qrc = 0 ] || [ "$ndat" = 0 ] || notes+=("QSS Solver exit $qrc")
-    notes+=("transitions cdevs ${tr_c:-?} (+${zc_c:-?} crossings), QSS Solver ${tr_q:-?}")
   fi
+  [ "${tr_q:-NA}" != NA ] || tr_q=""
+  tr=""
+  [ -z "$tr_c" ] || tr="cdevs $tr_c (+${zc_c:-?} crossings)"
+  [ -z "$tr_q" ] || tr+="${tr:+, }QSS Solver $tr_q"
+  [ -z "$tr" ] || notes+=("transitions $tr")
   details=""
   for n in "${notes[@]}"; do [ -n "$n" ] && details+="${details:+; }$n"; done
   echo "| $m | $parses | $runs | $matches | ${details//|//} |"
