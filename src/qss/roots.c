@@ -178,9 +178,10 @@ double cdevs__poly_band_exit(const double *d, int deg, double bound) {
   for (int k = 1; k <= deg && !s; k++) s = (d[k] > 0.0) - (d[k] < 0.0);
   if (!s) return INFINITY;
   double c[4] = {d[0] - s * bound, deg > 0 ? d[1] : 0, deg > 1 ? d[2] : 0, deg > 2 ? d[3] : 0};
-  double t1 = cdevs__poly_min_pos_root(c, deg), other = 0.0;
+  double t1 = cdevs__poly_min_pos_root(c, deg);
+  int other = 0;
   if (isinf(t1)) {
-    other = 1.0; /* never reaches s·bound: the other side, if any */
+    other = 1; /* never reaches s·bound: the other side, if any */
   } else if (deg == 3) {
     /* Critical points of d in (0, t1): d turns at the first and back at the second,
      * where it is furthest towards -s. */
@@ -189,10 +190,10 @@ double cdevs__poly_band_exit(const double *d, int deg, double bound) {
     while (k < n && !(r[k] > 0.0)) k++;
     if (k + 1 < n && r[k + 1] < t1) {
       double v = d[0] + r[k + 1] * (d[1] + r[k + 1] * (d[2] + r[k + 1] * d[3]));
-      if (s * v <= -bound) other = 1.0;
+      if (s * v <= -bound) other = 1;
     }
   } /* degrees 1 and 2: d cannot turn back and still reach s·bound later */
-  if (other != 0.0) {
+  if (other) {
     c[0] = d[0] + s * bound;
     double t2 = cdevs__poly_min_pos_root(c, deg);
     if (t2 < t1) t1 = t2;

@@ -280,7 +280,6 @@ typedef struct sys_state {
   double *key;        /* heap keys: states' tn, then crossings' times */
   uint32_t *heap, *pos, nheap;
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
-  uint8_t *der_algs;  /* derivative j reads algebraics */
   int has_alg_out;    /* some output is an algebraic variable */
   /* Algebraics are evaluated on demand, each once per change: alg[a] is current when
    * alg_stamp[a] == stamp, and stamp moves on whenever a state's q, a discrete or the
@@ -402,7 +401,7 @@ static int direct_algs(sys_state *s, csr *out, const bc_code *const *codes, uint
  * the algebraics it reads (algs: their direct lists, closed here over s->aa),
  * inverted: for each variable, the codes that read it. */
 static int build_csr(sys_state *s, csr *out, uint32_t nvars, const bc_code *const *codes, uint32_t n,
-                     int op, const csr *algs, uint8_t *uses_algs) {
+                     int op, const csr *algs) {
   const cdevs__sys_spec *sp = s->sp;
   uint32_t na = sp->n_algs;
   uint32_t *mark = malloc((nvars ? nvars : 1) * sizeof *mark);
@@ -415,7 +414,6 @@ static int build_csr(sys_state *s, csr *out, uint32_t nvars, const bc_code *cons
   for (uint32_t c = 0; !rc && c < n; c++) {
     uint32_t top = 0;
     for (uint32_t k = algs->start[c]; k < algs->start[c + 1]; k++) amark[algs->to[k]] = c, todo[top++] = algs->to[k];
-    if (uses_algs) uses_algs[c] = top > 0;
     const bc_code *code = codes[c];
     for (;;) {
       for (uint32_t i = 0; !rc && i < code->n; i++) {
@@ -679,7 +677,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bytes += SZ(ns * sizeof(cdevs__qvar)) + SZ(sp->n_algs * sizeof(double[4])) +
            SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 2 * SZ(nz) +
            SZ(nz * sizeof(double)) +
-           SZ(nitems * sizeof(double)) + 2 * SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) +
+           SZ(nitems * sizeof(double)) + 2 * SZ(nitems * sizeof(uint32_t)) + SZ(ns) +
            SZ(sp->n_out) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4]));
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
@@ -696,7 +694,6 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->key = take(&p, nitems * sizeof(double));
   s->heap = take(&p, nitems * sizeof(uint32_t));
   s->pos = take(&p, nitems * sizeof(uint32_t));
-  s->der_algs = take(&p, ns);
   s->self_dep = take(&p, ns);
   s->out_dirty = take(&p, sp->n_out);
   s->alg_stamp = take(&p, sp->n_algs * sizeof(uint32_t));
@@ -715,12 +712,12 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bad = bad || direct_algs(s, &s->aa, codes, sp->n_algs);
   for (uint32_t i = 0; i < ns; i++) codes[i] = &sp->der[i];
   bad = bad || direct_algs(s, &s->da, codes, ns) ||
-        build_csr(s, &s->sd, ns, codes, ns, BC_STATE, &s->da, s->der_algs) ||
-        build_csr(s, &s->dd, sp->n_discs, codes, ns, BC_DISC, &s->da, NULL);
+        build_csr(s, &s->sd, ns, codes, ns, BC_STATE, &s->da) ||
+        build_csr(s, &s->dd, sp->n_discs, codes, ns, BC_DISC, &s->da);
   for (uint32_t z = 0; z < nz; z++) codes[z] = &sp->cross[z].f;
   bad = bad || direct_algs(s, &s->za, codes, nz) ||
-        build_csr(s, &s->sz, ns, codes, nz, BC_STATE, &s->za, NULL) ||
-        build_csr(s, &s->dz, sp->n_discs, codes, nz, BC_DISC, &s->za, NULL);
+        build_csr(s, &s->sz, ns, codes, nz, BC_STATE, &s->za) ||
+        build_csr(s, &s->dz, sp->n_discs, codes, nz, BC_DISC, &s->za);
   free(codes);
   if (bad) return CDEVS_ENOMEM;
   for (uint32_t i = 0; i < ns; i++)
