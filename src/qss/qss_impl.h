@@ -4,6 +4,7 @@
 #define CDEVS_QSS_IMPL_H
 
 #include "cdevs/qss.h"
+#include "series.h"
 
 /*
  * One quantized state variable. An integrator block holds one; a compiled ODE system
@@ -53,9 +54,12 @@ void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, doub
 void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, double x0);
 /* Recomputes the next time from x, q and the quantum (after x's coefficients changed). */
 void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t);
-/* x(t) and q's series around t. */
+/* x(t), and q's series around t (inline: it is the bytecode's state load). */
 double cdevs__qvar_x(const cdevs__qvar *v, const cdevs__qss_method *m, double t);
-void cdevs__qvar_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out);
+static inline void cdevs__qvar_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out) {
+  for (int k = 0; k < 4; k++) out[k] = v->q[k];
+  cdevs__series_shift(out, m->order - 1, t - v->tq);
+}
 
 /* The smallest root > 0 of c[0] + c[1]τ + … + c[deg]τ^deg (deg <= 3), or INFINITY. */
 double cdevs__poly_min_pos_root(const double *c, int deg);

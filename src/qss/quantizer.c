@@ -51,7 +51,7 @@ void cdevs__qvar_init(cdevs__qvar *v, const cdevs__qss_method *m, double x0, dou
 
 void cdevs__qvar_advance(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
   if (t != v->tx) {
-    cdevs_taylor_shift(v->x, m->order, t - v->tx);
+    cdevs__series_shift(v->x, m->order, t - v->tx);
     v->tx = t;
   }
 }
@@ -60,10 +60,6 @@ double cdevs__qvar_x(const cdevs__qvar *v, const cdevs__qss_method *m, double t)
   return cdevs_taylor_eval(v->x, m->order, t - v->tx);
 }
 
-void cdevs__qvar_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out) {
-  memcpy(out, v->q, sizeof v->q);
-  cdevs_taylor_shift(out, m->order - 1, t - v->tq);
-}
 
 static double own_step(double dq, double xm, int order) {
   if (xm == 0.0) return INFINITY;

@@ -68,41 +68,16 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
         sp++;
         break;
       }
-      { /* q around t, written out (the hottest load): q has m coefficients */
-        const cdevs__qvar *v = &env->states[in->arg];
-        double s = env->t - v->tq;
-        r = st[sp++];
-        switch (env->m->order) {
-        case 3:
-          r[0] = v->q[0] + s * (v->q[1] + s * v->q[2]);
-          r[1] = v->q[1] + 2.0 * s * v->q[2];
-          r[2] = v->q[2];
-          break;
-        case 2:
-          r[0] = v->q[0] + s * v->q[1];
-          r[1] = v->q[1];
-          r[2] = 0.0;
-          break;
-        default:
-          r[0] = v->q[0];
-          r[1] = r[2] = 0.0;
-        }
-        r[3] = 0.0;
-        if (order < 2) r[2] = 0.0;
-        if (order < 1) r[1] = 0.0;
-      }
+      r = st[sp++];
+      cdevs__qvar_q(&env->states[in->arg], env->m, env->t, r);
+      if (order < 2) r[2] = 0.0;
+      if (order < 1) r[1] = 0.0;
       break;
     case BC_ALG: memcpy(st[sp++], env->algs[in->arg], sizeof st[0]); break;
-    /* The linear operations and the product, inline: they are most of what
-     * equations do, and a call per operation cost more than the arithmetic. */
-    case BC_ADD:
-      sp--;
-      for (int k = 0; k <= order; k++) st[sp - 1][k] += st[sp][k];
-      break;
-    case BC_SUB:
-      sp--;
-      for (int k = 0; k <= order; k++) st[sp - 1][k] -= st[sp][k];
-      break;
+    /* The linear operations and the product inline (series.h): they are most of
+     * what equations do, and a call per operation cost more than the arithmetic. */
+    case BC_ADD: sp--, cdevs__series_add(st[sp - 1], st[sp - 1], st[sp], order); break;
+    case BC_SUB: sp--, cdevs__series_sub(st[sp - 1], st[sp - 1], st[sp], order); break;
     case BC_MUL: {
       sp--;
       double *a = st[sp - 1], *b = st[sp];
@@ -110,12 +85,7 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
         for (int k = 0; k <= order; k++) a[k] *= b[0];
         break;
       }
-      double c1 = 0.0, c2 = 0.0, c3 = 0.0; /* Cauchy product, in the same order of terms */
-      if (order >= 1) c1 = a[0] * b[1] + a[1] * b[0];
-      if (order >= 2) c2 = a[0] * b[2] + a[1] * b[1] + a[2] * b[0];
-      if (order >= 3) c3 = a[0] * b[3] + a[1] * b[2] + a[2] * b[1] + a[3] * b[0];
-      a[0] *= b[0];
-      a[1] = c1, a[2] = c2, a[3] = c3;
+      cdevs__series_mul(a, a, b, order);
       break;
     }
     case BC_DIV:

@@ -4,6 +4,8 @@
  * equation evaluator. */
 #include "cdevs/taylor.h"
 
+#include "series.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -20,15 +22,11 @@ void cdevs_taylor_const(double *r, double v, int order) {
 }
 
 void cdevs_taylor_add(double *r, const double *a, const double *b, int order) {
-  double t[N] = {0};
-  for (int k = 0; k <= order; k++) t[k] = a[k] + b[k];
-  finish(r, t, order);
+  cdevs__series_add(r, a, b, order);
 }
 
 void cdevs_taylor_sub(double *r, const double *a, const double *b, int order) {
-  double t[N] = {0};
-  for (int k = 0; k <= order; k++) t[k] = a[k] - b[k];
-  finish(r, t, order);
+  cdevs__series_sub(r, a, b, order);
 }
 
 void cdevs_taylor_scale(double *r, const double *a, double s, int order) {
@@ -45,10 +43,7 @@ void cdevs_taylor_wsum(double *r, const double *const *a, const double *w, int n
 }
 
 void cdevs_taylor_mul(double *r, const double *a, const double *b, int order) {
-  double t[N] = {0};
-  for (int k = 0; k <= order; k++)
-    for (int j = 0; j <= k; j++) t[k] += a[j] * b[k - j];
-  finish(r, t, order);
+  cdevs__series_mul(r, a, b, order);
 }
 
 int cdevs_taylor_div(double *r, const double *a, const double *b, int order) {
@@ -262,23 +257,4 @@ double cdevs_taylor_eval(const double *c, int order, double tau) {
   return v;
 }
 
-void cdevs_taylor_shift(double *c, int order, double s) {
-  if (s == 0.0) return;
-  switch (order) { /* c_k += Σ_{j>k} C(j,k)·c_j·s^(j-k), written out */
-  case 3: {
-    double s3 = s * c[3];
-    c[0] += s * (c[1] + s * (c[2] + s3));
-    c[1] += s * (2.0 * c[2] + 3.0 * s3);
-    c[2] += 3.0 * s3;
-    return;
-  }
-  case 2:
-    c[0] += s * (c[1] + s * c[2]);
-    c[1] += 2.0 * s * c[2];
-    return;
-  case 1: c[0] += s * c[1]; return;
-  default:
-    for (int i = 0; i < order; i++)
-      for (int j = order - 1; j >= i; j--) c[j] += s * c[j + 1];
-  }
-}
+void cdevs_taylor_shift(double *c, int order, double s) { cdevs__series_shift(c, order, s); }
