@@ -267,6 +267,60 @@ static void test_handler_if_and_sum(void) {
   cdevs_mo_free(mo);
 }
 
+/* rand(a) draws glibc's unseeded rand() sequence, as QSS Solver's models do: the
+ * initial algorithm takes the first draws and the event handlers go on from there.
+ * The reference is the C library itself (srand(1) restores the unseeded state). */
+static void test_rand_stream(void) {
+  const char *text =
+      "model m\n"
+      "  Real x[2], y(start = 0);\n"
+      "  parameter Real p;\n"
+      "initial algorithm\n"
+      "  for i in 1:2 loop\n    x[i] := rand(1);\n  end for;\n"
+      "  p := rand(10) - 5;\n"
+      "equation\n"
+      "  for i in 1:2 loop\n    der(x[i]) = 0;\n  end for;\n"
+      "  der(y) = p;\n"
+      "algorithm\n"
+      "  when time > 0.5 then\n    reinit(y, rand(2));\n  end when;\n"
+      "end m;\n";
+  cdevs_mo *mo;
+  if (cdevs_mo_load_text("m.mo", text, strlen(text), stderr, &mo)) {
+    check_failed++;
+    return;
+  }
+  cdevs_model *root = cdevs_root_new(NULL, "t");
+  cdevs_model *m = cdevs_mo_add(root, "m", mo, CDEVS_QSS3, 1e-6, 1e-9);
+  cdevs_sim *sim;
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_sim_run(sim, 1.0), CDEVS_OK);
+  const void *st = cdevs_sim_state(sim, m);
+#ifdef __GLIBC__
+  srand(1);
+  double r1 = 1.0 * rand() / RAND_MAX, r2 = 1.0 * rand() / RAND_MAX;
+  double p = 10.0 * rand() / RAND_MAX - 5, r4 = 2.0 * rand() / RAND_MAX;
+  CHECK(cdevs__system_x(st, 0, 1.0) == r1);
+  CHECK(cdevs__system_x(st, 1, 1.0) == r2);
+  CHECK_NEAR(cdevs__system_x(st, 2, 1.0), r4 + 0.5 * p, 1e-9);
+  /* and far into the stream */
+  cdevs__crand g;
+  cdevs__crand_seed(&g, 1);
+  srand(1);
+  int same = 1;
+  for (int i = 0; i < 1000000; i++) same &= (int)cdevs__crand_next(&g) == rand();
+  CHECK(same);
+  cdevs__crand_seed(&g, 12345);
+  srand(12345);
+  for (int i = 0; i < 1000; i++) same &= (int)cdevs__crand_next(&g) == rand();
+  CHECK(same);
+#else
+  CHECK(cdevs__system_x(st, 0, 1.0) != cdevs__system_x(st, 1, 1.0));
+#endif
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  cdevs_mo_free(mo);
+}
+
 /* A block diagram in a model file: x'' = -x from two integrators and a gain. */
 static void test_components(void) {
   cdevs_mo *mo;
@@ -307,6 +361,7 @@ static void test_components(void) {
 }
 
 int main(void) {
+  test_rand_stream();
   test_bball();
   test_stiff();
   test_buck();

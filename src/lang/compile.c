@@ -42,7 +42,7 @@ typedef struct comp {
   const char *iname[32];
   double ival[32];
   int nidx;
-  uint64_t rng;
+  cdevs__crand rng; /* rand() in start values and the initial algorithm */
   /* bytecode under construction */
   bc_ins *code;
   uint32_t ncode, capcode;
@@ -132,15 +132,6 @@ static int index_of(const comp *c, const char *name, double *v) {
   return 0;
 }
 
-static double rand01(comp *c) {
-  /* splitmix64: deterministic, so a model's random parameters repeat run to run */
-  uint64_t z = (c->rng += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
-
 static int flat_index(comp *c, const sym *s, const node *ref, uint32_t *out);
 static double ceval(comp *c, const node *n, int *ok);
 
@@ -192,7 +183,7 @@ static double call_value(comp *c, const node *n, int *ok) {
   if (!strcmp(f, "pow")) return pow(a, b);
   if (!strcmp(f, "mod")) return b != 0.0 ? a - floor(a / b) * b : NAN;
   if (!strcmp(f, "div")) return b != 0.0 ? trunc(a / b) : NAN;
-  if (!strcmp(f, "rand") || !strcmp(f, "random")) return a * rand01(c);
+  if (!strcmp(f, "rand") || !strcmp(f, "random")) return cdevs__crand_scaled(&c->rng, a);
   if (!strcmp(f, "pre") || !strcmp(f, "noEvent")) return a;
   lang_error(c->d, n->line, n->col, "%s() cannot be evaluated here", n->name);
   *ok = 0;
@@ -1362,6 +1353,7 @@ static int compile(comp *c, cdevs_mo *mo) {
   cdevs__sys_spec *sp = &mo->spec;
   sp->n_states = ns, sp->n_algs = na, sp->n_discs = c->counts[V_DISC], sp->n_params = c->counts[V_PARAM];
   sp->n_cross = c->ncross;
+  sp->rng = c->rng;
   sp->der = c->der, c->der = NULL;
   sp->alg = c->alg, c->alg = NULL;
   sp->cross = c->cross, c->cross = NULL;
@@ -1472,7 +1464,7 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
   memset(&c, 0, sizeof c);
   c.m = &m;
   c.d = &d;
-  c.rng = 1;
+  cdevs__crand_seed(&c.rng, 1);
   c.mo = mo;
   int errors = -1;
   if (a && mo) {

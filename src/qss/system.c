@@ -167,11 +167,7 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
     case BC_NOT: konst(st[sp - 1], st[sp - 1][0] == 0.0); break;
     case BC_RAND: {
       if (!env->rng) return CDEVS_EDOMAIN;
-      uint64_t z = (*env->rng += 0x9e3779b97f4a7c15ULL);
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      z ^= z >> 31;
-      konst(st[sp - 1], st[sp - 1][0] * (double)(z >> 11) * (1.0 / 9007199254740992.0));
+      konst(st[sp - 1], cdevs__crand_scaled(env->rng, st[sp - 1][0]));
       break;
     }
     case BC_SELECT:
@@ -264,7 +260,7 @@ typedef struct sys_state {
   uint8_t *out_dirty;
   int emit_pending;
   double t;
-  uint64_t rng;
+  cdevs__crand rng;
   uint32_t cur_cross; /* the crossing whose handler runs; its plan was redone if touched */
   int cur_touched;
   uint64_t steps, crossings, reinits;
@@ -724,7 +720,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->emit_pending = sp->n_out > 0;
   algs_for_outputs(cx, s, s->t);
   s->cur_cross = UINT32_MAX;
-  s->rng = 2; /* handlers draw from their own deterministic stream */
+  s->rng = sp->rng; /* handlers go on with the initial algorithm's stream */
   return CDEVS_OK;
 }
 

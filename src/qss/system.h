@@ -32,6 +32,23 @@ typedef enum bc_op {
   BC_RAND    /* a -> uniform in [0, a) (event handlers only) */
 } bc_op;
 
+/* The random numbers of a model's rand(a): a·r/(2³¹−1) with r from the additive
+ * feedback generator r_k = r_{k−31} + r_{k−3} (mod 2³²), output r >> 1, whose 34 seed
+ * words come from the Park–Miller generator x ← 16807·x mod (2³¹−1) and whose first 310
+ * outputs are dropped. That is the sequence the C library of Debian (glibc) gives for
+ * rand() before any srand(), which is what QSS Solver's rand() draws, so a model that
+ * draws in the same order gets the same numbers in both simulators. One stream per
+ * model, carried from the initial algorithm into the event handlers; no global state. */
+typedef struct cdevs__crand {
+  uint32_t r[34];
+  uint32_t k; /* index of the next word to produce, mod 34 */
+} cdevs__crand;
+void cdevs__crand_seed(cdevs__crand *g, uint32_t seed);
+/* The next value in [0, 2³¹−1]. */
+uint32_t cdevs__crand_next(cdevs__crand *g);
+/* a · next / (2³¹−1), rounded as QSS Solver's a*rand()/RAND_MAX is. */
+double cdevs__crand_scaled(cdevs__crand *g, double a);
+
 typedef struct bc_ins {
   uint8_t op;
   uint32_t arg;
@@ -77,6 +94,7 @@ typedef struct cdevs__sys_spec {
   uint8_t *out_kind;
   uint32_t *out_index;
   const char **out_names;
+  cdevs__crand rng; /* the random stream where the initial algorithm left it */
 } cdevs__sys_spec;
 
 /* The atomic type; its argument is a pointer to a spec that outlives the simulator. */
@@ -103,7 +121,7 @@ typedef struct bc_env {
   const double (*algs)[4];
   const double *discs, *params;
   double t;
-  uint64_t *rng; /* for BC_RAND; NULL where random numbers are not allowed */
+  cdevs__crand *rng; /* for BC_RAND; NULL where random numbers are not allowed */
   /* Forward-mode partial derivative: with seed < UINT32_MAX, an order-1 evaluation
    * takes state `seed` as q + ε and everything else (time included) as constant, so
    * coefficient 1 of the result is ∂f/∂q_seed. */
