@@ -231,6 +231,29 @@ static void test_compile_errors(void) {
   CHECK_CONTAINS(out, "2:20: error: unknown type 'IiLeger' of 'N'; did you mean 'Integer'?");
 }
 
+/* MMO_Output entries with ranges, as QSS Solver's models write them. */
+static void test_output_ranges(void) {
+  const char *text =
+      "model m\n  constant Integer N = 7;\n  Real x[N], y[2, 3];\nequation\n"
+      "  for i in 1:N loop\n    der(x[i]) = -x[i];\n  end for;\n"
+      "  for i in 1:2 loop\n    for j in 1:3 loop\n      der(y[i, j]) = 1;\n    end for;\n  end for;\n"
+      "  annotation(experiment(MMO_Output = {x[2:3:N], y[2, :], x[1:2]}));\nend m;\n";
+  cdevs_mo *mo;
+  if (cdevs_mo_load_text("m.mo", text, strlen(text), stderr, &mo)) {
+    check_failed++;
+    return;
+  }
+  /* x[2] is written once */
+  const char *want[] = {"x[2]", "x[5]", "y[2,1]", "y[2,2]", "y[2,3]", "x[1]"};
+  CHECK_EQ_INT((int)cdevs_mo_output_count(mo), 6);
+  for (size_t i = 0; i < 6 && i < cdevs_mo_output_count(mo); i++) CHECK_STR(cdevs_mo_output_name(mo, i), want[i]);
+  cdevs_mo_free(mo);
+  char out[2048];
+  CHECK_EQ_INT(load_text("model m\n  Real x[3];\nequation\n  for i in 1:3 loop\n    der(x[i]) = 1;\n"
+                         "  end for;\n  annotation(experiment(MMO_Output = {x[2:4]}));\nend m;\n", out, sizeof out) > 0, 1);
+  CHECK_CONTAINS(out, "7:42: error: index 4 out of bounds 1..3 of 'x'");
+}
+
 /* if/elseif/else in a when clause (conditions evaluated once, in order) and sum()
  * over an array: x integrates k = 0, 1, 2, 0 over [0,1), [1,2), [2,3), [3,3.5]. */
 static void test_handler_if_and_sum(void) {
@@ -361,6 +384,7 @@ static void test_components(void) {
 }
 
 int main(void) {
+  test_output_ranges();
   test_rand_stream();
   test_bball();
   test_stiff();

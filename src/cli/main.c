@@ -49,7 +49,7 @@ static int usage(FILE *f) {
           "  list-blocks\n"
           "      the block library, with each block's ports and parameters\n"
           "  check MODEL.mo\n"
-          "      parse and check a model file; errors as file:line:col with the line\n"
+          "      parse, check and compile a model file; errors as file:line:col with the line\n"
           "  --version   print the version\n"
           "  help        this text\n");
   return f == stderr ? 2 : 0;
@@ -921,13 +921,17 @@ static int cmd_check(opts *o) {
     fprintf(stderr, "usage: cdevs check MODEL.mo\n");
     return 2;
   }
-  int n = cdevs_lang_check_file(o->argv[2], stderr);
+  /* Everything `run` would reject short of simulating: parse, check, and compile
+   * (which runs the initial algorithm and sorts the algebraic equations). */
+  cdevs_mo *mo = NULL;
+  int n = cdevs_mo_load(o->argv[2], stderr, &mo);
   if (n < 0) return 1;
   if (n > 0) {
     fprintf(stderr, "%s: %d error%s\n", o->argv[2], n, n == 1 ? "" : "s");
     return 1;
   }
-  printf("%s: ok\n", o->argv[2]);
+  printf("%s: ok (%zu states)\n", o->argv[2], cdevs_mo_state_count(mo));
+  cdevs_mo_free(mo);
   return 0;
 }
 

@@ -1181,14 +1181,53 @@ static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
     lang_error(c->d, r->line, r->col, "unknown variable '%s' in MMO_Output", r->name);
     return -1;
   }
-  if (r->nkid == 0 || (r->nkid == 1 && r->kid[0]->kind == X_COLON)) {
+  if (r->nkid == 0) {
     for (uint32_t k = 0; k < s->size; k++)
       if (add_output(mo, s->first_flat + k) < 0) return -1;
     return 0;
   }
-  uint32_t f;
-  if (flat_index(c, s, r, &f)) return -1;
-  return add_output(mo, f) < 0 ? -1 : 0;
+  if (r->nkid != s->ndims) {
+    uint32_t f;
+    return flat_index(c, s, r, &f); /* reports the subscript count */
+  }
+  /* Each subscript is an index, ':' (all) or a range a:b or a:step:b. */
+  long lo[2], step[2], hi[2];
+  for (int k = 0; k < s->ndims; k++) {
+    const node *x = r->kid[k];
+    step[k] = 1;
+    if (x->kind == X_COLON) {
+      lo[k] = 1, hi[k] = s->dims[k];
+      continue;
+    }
+    if (x->kind != X_RANGE) {
+      if (ceval_int(c, x, &lo[k])) return -1;
+      hi[k] = lo[k];
+    } else if (ceval_int(c, x->kid[0], &lo[k]) || ceval_int(c, x->kid[x->nkid - 1], &hi[k]) ||
+               (x->nkid == 3 && ceval_int(c, x->kid[1], &step[k]))) {
+      return -1;
+    }
+    if (step[k] < 1) {
+      lang_error(c->d, x->line, x->col, "an output range needs a positive step");
+      return -1;
+    }
+    long last = lo[k] + (hi[k] - lo[k]) / step[k] * step[k]; /* the last index taken */
+    if (hi[k] < lo[k]) last = lo[k] - 1;
+    if (lo[k] < 1 || (last >= lo[k] && last > s->dims[k])) {
+      lang_error(c->d, x->line, x->col, "index %ld out of bounds 1..%d of '%s'", lo[k] < 1 ? lo[k] : last,
+                 s->dims[k], s->d->name);
+      return -1;
+    }
+  }
+  long i0 = lo[0];
+  for (; i0 <= hi[0]; i0 += step[0]) {
+    if (s->ndims == 1) {
+      if (add_output(mo, s->first_flat + (uint32_t)(i0 - 1)) < 0) return -1;
+      continue;
+    }
+    for (long i1 = lo[1]; i1 <= hi[1]; i1 += step[1])
+      if (add_output(mo, s->first_flat + (uint32_t)((i0 - 1) * s->dims[1] + (i1 - 1))) < 0) return -1;
+  }
+  return 0;
 }
 
 /* Evaluates every component's modifiers into its params struct. */
