@@ -57,10 +57,13 @@ file(WRITE ${WORK}/bad.mo "model bad\n  Real x;\nequation\n  der(x) = -y;\nend b
 expect_fail(1 "bad.mo:4:13: error: unknown variable 'y'; did you mean 'x'?" check bad.mo)
 expect_fail(1 "cannot open" check no-such-model.mo)
 expect_fail(2 "usage: cdevs check MODEL.mo" check)
+# check compiles too: what only the compiler finds (an unknown with no equation).
+file(WRITE ${WORK}/noeq.mo "model noeq\n  Real x, y;\nequation\n  der(x) = -y;\nend noeq;\n")
+expect_fail(1 "noeq.mo:2:11: error: no equation defines 'y'" check noeq.mo)
 file(WRITE ${WORK}/good.mo "model good\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend good;\n")
 execute_process(COMMAND ${CDEVS} check good.mo RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 WORKING_DIRECTORY ${WORK})
-if(NOT rc EQUAL 0 OR NOT out STREQUAL "good.mo: ok\n")
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "good.mo: ok (1 state)\n")
   message(FATAL_ERROR "cdevs check good.mo: ${rc} '${out}'")
 endif()
 

@@ -930,7 +930,8 @@ static int cmd_check(opts *o) {
     fprintf(stderr, "%s: %d error%s\n", o->argv[2], n, n == 1 ? "" : "s");
     return 1;
   }
-  printf("%s: ok (%zu states)\n", o->argv[2], cdevs_mo_state_count(mo));
+  size_t ns = cdevs_mo_state_count(mo);
+  printf("%s: ok (%zu state%s)\n", o->argv[2], ns, ns == 1 ? "" : "s");
   cdevs_mo_free(mo);
   return 0;
 }

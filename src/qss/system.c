@@ -44,7 +44,30 @@ static int cmp_op(int op, double a, double b) {
   }
 }
 
-int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*st)[4]) {
+/* State j's q around env->t into r (coefficients above order zero), or in a seeded
+ * evaluation the value of q with ε on the seed's. */
+static inline void load_state(const bc_env *env, uint32_t j, int order, double *r) {
+  if (env->seed != UINT32_MAX) { /* the partial derivative with respect to q_seed */
+    double q[4];
+    cdevs__qvar_q(&env->states[j], env->m, env->t, q);
+    konst(r, q[0]);
+    if (j == env->seed) r[1] = 1.0;
+    return;
+  }
+  const cdevs__qvar *v = &env->states[j];
+  if (env->m->order - 1 == order) { /* the usual case: q's own degree, unrolled */
+    for (int k = 0; k < 4; k++) r[k] = k <= order ? v->q[k] : 0.0;
+    cdevs__series_shift(r, order, env->t - v->tq);
+    return;
+  }
+  cdevs__qvar_q(v, env->m, env->t, r);
+  if (order < 2) r[2] = 0.0;
+  if (order < 1) r[1] = 0.0;
+}
+
+/* The evaluator, inlined once per order so that the series loops unroll. */
+static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c, const bc_env *env, int order,
+                                                               double *out, double (*st)[4]) {
   int sp = 0;
   for (uint32_t i = 0; i < c->n; i++) {
     const bc_ins *in = &c->ins[i];
@@ -59,20 +82,32 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
       if (order >= 1 && env->seed == UINT32_MAX) st[sp][1] = 1.0;
       sp++;
       break;
-    case BC_STATE:
-      if (env->seed != UINT32_MAX) { /* the partial derivative with respect to q_seed */
-        double q[4];
-        cdevs__qvar_q(&env->states[in->arg], env->m, env->t, q);
-        konst(st[sp], q[0]);
-        if (in->arg == env->seed) st[sp][1] = 1.0;
-        sp++;
-        break;
-      }
-      r = st[sp++];
-      cdevs__qvar_q(&env->states[in->arg], env->m, env->t, r);
-      if (order < 2) r[2] = 0.0;
-      if (order < 1) r[1] = 0.0;
+    case BC_STATE: load_state(env, in->arg, order, st[sp++]); break;
+    case BC_ADDK: st[sp - 1][0] += in->k; break;
+    case BC_SUBK: st[sp - 1][0] -= in->k; break;
+    case BC_RSUBK:
+      r = st[sp - 1];
+      r[0] = in->k - r[0];
+      for (int k = 1; k <= order; k++) r[k] = -r[k];
       break;
+    case BC_MULK:
+      for (int k = 0; k <= order; k++) st[sp - 1][k] *= in->k;
+      break;
+    case BC_DIVK:
+      for (int k = 0; k <= order; k++) st[sp - 1][k] /= in->k;
+      break;
+    case BC_ADDS: case BC_SUBS: case BC_MULS: {
+      double q[4];
+      load_state(env, in->arg, order, q);
+      r = st[sp - 1];
+      if (in->op == BC_ADDS)
+        cdevs__series_add(r, r, q, order);
+      else if (in->op == BC_SUBS)
+        cdevs__series_sub(r, r, q, order);
+      else
+        cdevs__series_mul(r, r, q, order);
+      break;
+    }
     case BC_ALG: memcpy(st[sp++], env->algs[in->arg], sizeof st[0]); break;
     /* The linear operations and the product inline (series.h): they are most of
      * what equations do, and a call per operation cost more than the arithmetic. */
@@ -185,12 +220,22 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
   return CDEVS_OK;
 }
 
+int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*st)[4]) {
+  switch (order) {
+  case 0: return bc_eval_order(c, env, 0, out, st);
+  case 1: return bc_eval_order(c, env, 1, out, st);
+  case 2: return bc_eval_order(c, env, 2, out, st);
+  default: return bc_eval_order(c, env, 3, out, st);
+  }
+}
+
 /* Operands each op pops (it pushes one); -1 for loads, which push without popping. */
 static int bc_arity(int op) {
   switch ((bc_op)op) {
   case BC_CONST: case BC_STATE: case BC_ALG: case BC_DISC: case BC_PARAM: case BC_TIME: return -1;
   case BC_NEG: case BC_POWK: case BC_FN: case BC_SIGN: case BC_FLOOR: case BC_CEIL: case BC_NOT:
-  case BC_RAND: return 1;
+  case BC_RAND: case BC_ADDK: case BC_SUBK: case BC_RSUBK: case BC_MULK: case BC_DIVK:
+  case BC_ADDS: case BC_SUBS: case BC_MULS: return 1;
   case BC_SELECT: return 3;
   default: return 2;
   }
@@ -212,7 +257,7 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
       sp++;
       continue;
     }
-    int all = in.op != BC_RAND && sp >= (uint32_t)ar;
+    int all = in.op != BC_RAND && !BC_READS_STATE(in.op) && sp >= (uint32_t)ar;
     for (int k = 1; all && k <= ar; k++) all = c->ins[n - 1 - k].op == BC_CONST;
     sp -= (uint32_t)ar - 1;
     if (!all) continue;
@@ -223,7 +268,36 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     n -= (uint32_t)ar + 1;
     c->ins[n++] = (bc_ins){BC_CONST, 0, v[0]};
   }
-  c->n = n;
+  /* Fusion. The top operand of a binary op is the value of the instruction just
+   * before it when that is a load; a constant loaded just before that one is the
+   * other operand, so k·q and k+q become q's load then a scaling or a shift. */
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    bc_ins in = c->ins[i];
+    int op = in.op;
+    bc_ins *prev = m > 0 ? &c->ins[m - 1] : NULL;
+    if (prev && (op == BC_ADD || op == BC_SUB || op == BC_MUL || op == BC_DIV)) {
+      if (prev->op == BC_CONST && (op != BC_DIV || prev->k != 0.0)) {
+        static const uint8_t with_k[] = {[BC_ADD] = BC_ADDK, [BC_SUB] = BC_SUBK, [BC_MUL] = BC_MULK,
+                                         [BC_DIV] = BC_DIVK};
+        *prev = (bc_ins){with_k[op], 0, prev->k};
+        continue;
+      }
+      if (prev->op == BC_STATE && op != BC_DIV) {
+        uint32_t j = prev->arg;
+        if (m > 1 && c->ins[m - 2].op == BC_CONST) { /* k op q */
+          double k = c->ins[m - 2].k;
+          c->ins[m - 2] = (bc_ins){BC_STATE, j, 0.0};
+          *prev = (bc_ins){op == BC_ADD ? BC_ADDK : op == BC_SUB ? BC_RSUBK : BC_MULK, 0, k};
+        } else {
+          *prev = (bc_ins){op == BC_ADD ? BC_ADDS : op == BC_SUB ? BC_SUBS : BC_MULS, j, 0.0};
+        }
+        continue;
+      }
+    }
+    c->ins[m++] = in;
+  }
+  c->n = m;
 }
 
 /* ---- State ------------------------------------------------------------------------- */
@@ -231,6 +305,11 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
 typedef struct csr {
   uint32_t *start, *to;
 } csr;
+
+typedef struct hent {
+  double k;
+  uint32_t i, pad;
+} hent;
 
 typedef struct sys_state {
   const cdevs__sys_spec *sp;
@@ -244,7 +323,8 @@ typedef struct sys_state {
   uint8_t *zjump;     /* the planned event is a jump seen at once, not a root */
   double *zhyst;      /* hysteresis: leaving side s means reaching -s·h, not 0 */
   double *key;        /* heap keys: states' tn, then crossings' times */
-  uint32_t *heap, *pos, nheap;
+  hent *heap;
+  uint32_t *pos, nheap;
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
   int has_alg_out;    /* some output is an algebraic variable */
   /* Algebraics are evaluated on demand, each once per change: alg[a] is current when
@@ -276,31 +356,32 @@ static void *take(unsigned char **p, size_t size) {
 
 /* ---- Heap over items 0..n_states-1 (states) and n_states.. (crossings) ------------ */
 
-static int before(const sys_state *s, uint32_t a, uint32_t b) {
-  return s->key[a] < s->key[b] || (s->key[a] == s->key[b] && a < b);
-}
+/* Heap entries carry their key, so that sifting reads one array. */
+static inline int hbefore(double ka, uint32_t a, const hent *b) { return ka < b->k || (ka == b->k && a < b->i); }
 
-/* The item's key changed: move it up or down, shifting the others into the hole
- * rather than swapping. */
+/* The item's key (s->key[item]) changed: move it up or down, shifting the others
+ * into the hole rather than swapping. */
 static void hfix(sys_state *s, uint32_t item) {
-  uint32_t i = s->pos[item], *h = s->heap, n = s->nheap;
+  uint32_t i = s->pos[item], n = s->nheap;
+  hent *h = s->heap;
+  double k = s->key[item];
   uint32_t start = i;
-  while (i > 0 && before(s, item, h[(i - 1) / 2])) {
+  while (i > 0 && hbefore(k, item, &h[(i - 1) / 2])) {
     h[i] = h[(i - 1) / 2];
-    s->pos[h[i]] = i;
+    s->pos[h[i].i] = i;
     i = (i - 1) / 2;
   }
   if (i == start)
     for (;;) {
       uint32_t l = 2 * i + 1, m;
       if (l >= n) break;
-      m = l + 1 < n && before(s, h[l + 1], h[l]) ? l + 1 : l;
-      if (!before(s, h[m], item)) break;
+      m = l + 1 < n && hbefore(h[l + 1].k, h[l + 1].i, &h[l]) ? l + 1 : l;
+      if (!hbefore(h[m].k, h[m].i, &(hent){k, item, 0})) break;
       h[i] = h[m];
-      s->pos[h[i]] = i;
+      s->pos[h[i].i] = i;
       i = m;
     }
-  h[i] = item;
+  h[i] = (hent){k, item, 0};
   s->pos[item] = i;
 }
 
@@ -384,7 +465,8 @@ static int build_csr(sys_state *s, csr *out, uint32_t nvars, const bc_code *cons
     for (;;) {
       for (uint32_t i = 0; !rc && i < code->n; i++) {
         uint32_t v = code->ins[i].arg;
-        if (code->ins[i].op != op || mark[v] == c) continue;
+        int is = op == BC_STATE ? BC_READS_STATE(code->ins[i].op) : code->ins[i].op == op;
+        if (!is || mark[v] == c) continue;
         mark[v] = c;
         rc = pairs_push(&ps, v, c);
       }
@@ -643,7 +725,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bytes += SZ(ns * sizeof(cdevs__qvar)) + SZ(sp->n_algs * sizeof(double[4])) +
            SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 2 * SZ(nz) +
            SZ(nz * sizeof(double)) +
-           SZ(nitems * sizeof(double)) + 2 * SZ(nitems * sizeof(uint32_t)) + SZ(ns) +
+           SZ(nitems * sizeof(double)) + SZ(nitems * sizeof(hent)) + SZ(nitems * sizeof(uint32_t)) + SZ(ns) +
            SZ(sp->n_out) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4]));
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
@@ -658,7 +740,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->zjump = take(&p, nz);
   s->zhyst = take(&p, nz * sizeof(double));
   s->key = take(&p, nitems * sizeof(double));
-  s->heap = take(&p, nitems * sizeof(uint32_t));
+  s->heap = take(&p, nitems * sizeof(hent));
   s->pos = take(&p, nitems * sizeof(uint32_t));
   s->self_dep = take(&p, ns);
   s->out_dirty = take(&p, sp->n_out);
@@ -694,7 +776,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], sp->dqrel[i], sp->dqmin[i], s->t);
   if (a->t_end > s->t)
     for (uint32_t i = 0; i < ns; i++) s->v[i].t_end = a->t_end;
-  for (uint32_t i = 0; i < nitems; i++) s->heap[i] = s->pos[i] = i, s->key[i] = INFINITY;
+  for (uint32_t i = 0; i < nitems; i++) s->heap[i] = (hent){INFINITY, i, 0}, s->pos[i] = i, s->key[i] = INFINITY;
   s->nheap = nitems;
   /* Derivatives and crossings from the initial values (q = x0). */
   for (uint32_t i = 0; i < ns; i++) {
@@ -741,7 +823,7 @@ static void sys_fini(void *state) {
 static double sys_ta(const void *state) {
   const sys_state *s = state;
   if (s->emit_pending) return 0.0;
-  return s->nheap ? s->key[s->heap[0]] - s->t : INFINITY;
+  return s->nheap ? s->heap[0].k - s->t : INFINITY;
 }
 
 static void sys_output(cdevs_ctx *cx, const void *state) {
@@ -775,7 +857,7 @@ static void sys_int(cdevs_ctx *cx, void *state) {
     memset(s->out_dirty, 0, s->sp->n_out);
     return;
   }
-  uint32_t item = s->heap[0];
+  uint32_t item = s->heap[0].i;
   uint32_t ns = s->sp->n_states;
   if (item < ns) {
     if (s->m->linear_implicit && s->self_dep[item]) (void)exact_a(cx, s, item, t);

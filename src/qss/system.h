@@ -29,8 +29,14 @@ typedef enum bc_op {
   BC_LT, BC_LE, BC_GT, BC_GE, BC_EQ, BC_NE, /* compare values at τ = 0: 0 or 1 */
   BC_AND, BC_OR, BC_NOT,
   BC_SELECT, /* c, a, b -> c ? a : b (by the value of c) */
-  BC_RAND    /* a -> uniform in [0, a) (event handlers only) */
+  BC_RAND,   /* a -> uniform in [0, a) (event handlers only) */
+  /* Made by cdevs__bc_fold from a constant or a state loaded just before the op,
+   * which is most of what equations do: one dispatch instead of two. */
+  BC_ADDK, BC_SUBK, BC_RSUBK, BC_MULK, BC_DIVK, /* a+k, a−k, k−a, a·k, a/k (k ≠ 0) */
+  BC_ADDS, BC_SUBS, BC_MULS                      /* a+q, a−q, a·q with q = state arg */
 } bc_op;
+/* The op reads state arg (a load or a fused op). */
+#define BC_READS_STATE(op) ((op) == BC_STATE || ((op) >= BC_ADDS && (op) <= BC_MULS))
 
 /* The random numbers of a model's rand(a): a·r/(2³¹−1) with r from the additive
  * feedback generator r_k = r_{k−31} + r_{k−3} (mod 2³²), output r >> 1, whose 34 seed
@@ -129,7 +135,8 @@ typedef struct bc_env {
 } bc_env;
 int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*stack)[4]);
 /* Folds what depends only on constants and parameters (fixed once the initial
- * algorithm has run) into constants, in place. */
+ * algorithm has run) into constants, in place, then fuses each op with a constant or
+ * state operand loaded just before it (BC_ADDK …, BC_ADDS …). */
 void cdevs__bc_fold(bc_code *c, const double *params);
 
 #endif
