@@ -80,7 +80,7 @@ static int quadratic(double a, double b, double c, double *r) {
  * third root): deflating never depends on that decision, so the small roots, the
  * ones QSS needs, survive.
  */
-static int cubic(const double *c, double *r) {
+static int cubic(const double *c, double *r, int polish_all) {
   double A = c[2] / c[3], B = c[1] / c[3], C = c[0] / c[3];
   double Q = (A * A - 3.0 * B) / 9.0;
   double R = (2.0 * A * A * A - 9.0 * A * B + 27.0 * C) / 54.0;
@@ -130,7 +130,8 @@ static int cubic(const double *c, double *r) {
   r[n++] = r1;
   double q[2];
   int nq = b2 != 0.0 ? quadratic(b2, b1, b0, q) : (b1 != 0.0 ? (q[0] = -b0 / b1, 1) : 0);
-  for (int i = 0; i < nq; i++) r[n++] = polish(c, 3, q[i]);
+  for (int i = 0; i < nq; i++) r[n++] = polish_all ? polish(c, 3, q[i]) : q[i];
+  if (!polish_all) return n; /* r1 first, the rest unpolished and unsorted */
   for (int i = 1; i < n; i++) /* ascending */
     for (int j = i; j > 0 && r[j - 1] > r[j]; j--) {
       double t = r[j];
@@ -151,7 +152,7 @@ int cdevs__poly_real_roots(const double *c, int deg, double *r) {
      * (this is the hot path of QSS2/LIQSS2). */
     return quadratic(c[2], c[1], c[0], r);
   case 3:
-    return cubic(c, r);
+    return cubic(c, r, 1);
   default:
     return 0;
   }
@@ -159,6 +160,22 @@ int cdevs__poly_real_roots(const double *c, int deg, double *r) {
 
 double cdevs__poly_min_pos_root(const double *c, int deg) {
   double r[3], best = INFINITY;
+  while (deg > 0 && c[deg] == 0.0) deg--;
+  if (deg == 3) {
+    /* Only a root that can be the answer is polished: one clearly negative, or
+     * clearly beyond the best so far, stays so (the closed form is good to far
+     * better than the slack), which saves most of the Newton steps of a QSS3 step. */
+    int n = cubic(c, r, 0);
+    if (r[0] > 0.0) best = r[0];
+    for (int i = 1; i < n; i++) {
+      double slack = 1e-6 * (fabs(r[i]) + fabs(r[0]));
+      if (r[i] > -slack && r[i] < best + slack) {
+        double x = polish(c, 3, r[i]);
+        if (x > 0.0 && x < best) best = x;
+      }
+    }
+    return best;
+  }
   int n = cdevs__poly_real_roots(c, deg, r);
   for (int i = 0; i < n; i++)
     if (r[i] > 0.0 && r[i] < best) best = r[i];
