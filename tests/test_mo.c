@@ -231,6 +231,66 @@ static void test_compile_errors(void) {
   CHECK_CONTAINS(out, "2:20: error: unknown type 'IiLeger' of 'N'; did you mean 'Integer'?");
 }
 
+/* A chain of 20 CMOS-like inverters driven by a ramp (the structure of QSS Solver's
+ * inverters model): each stage's derivative reads the previous stage through a square,
+ * switched by when clauses. The first stage's input is an exact ramp whose q never
+ * changes, so only the derivative refresh re-evaluates the second stage while the
+ * square grows; without it QSS2 and LIQSS2 converged to a wrong edge (LIQSS2 11.90 s,
+ * QSS2 11.24 s, at every tolerance). Reference: scipy's Radau at rtol = atol = 1e-11
+ * on the smooth form G·(max(u−1,0)² − max(u−x−1,0)²), the same ODE (each switch sits
+ * where its square's argument crosses 0): x[21] rises through 2.5 at t = 10.96773. */
+static const char *inverter_chain =
+    "model chain\n  constant Integer N = 21;\n  Real x[N + 1];\n"
+    "  discrete Real ramp(start = 0), sat[N], satd[N];\n"
+    "initial algorithm\n  for i in 1:10 loop\n    x[2 * i] := 5;\n    x[2 * i + 1] := 0.006247;\n  end for;\n"
+    "  for i in 1:N loop\n    sat[i] := if x[i] > 1 then 1 else 0;\n"
+    "    satd[i] := if x[i] - x[i + 1] > 1 then 1 else 0;\n  end for;\n"
+    "equation\n  der(x[1]) = ramp;\n  for i in 2:N + 1 loop\n"
+    "    der(x[i]) = 5 - x[i] - 100 * (sat[i - 1] * (x[i - 1] - 1) ^ 2 - satd[i - 1] * (x[i - 1] - x[i] - 1) ^ 2);\n"
+    "  end for;\nalgorithm\n"
+    "  for i in 1:N loop\n    when x[i] > 1 then\n      sat[i] := 1;\n    elsewhen x[i] <= 1 then\n      sat[i] := 0;\n"
+    "    end when;\n  end for;\n"
+    "  for i in 1:N loop\n    when x[i] - x[i + 1] > 1 then\n      satd[i] := 1;\n"
+    "    elsewhen x[i] - x[i + 1] <= 1 then\n      satd[i] := 0;\n    end when;\n  end for;\n"
+    "  when time > 5 then\n    ramp := 1;\n  end when;\n  when time > 10 then\n    ramp := 0;\n  end when;\n"
+    "end chain;\n";
+
+/* The time x[21] (state 20) first rises through 2.5 after t = 10, sampled every 2 ms
+ * and interpolated; NAN if it does not by t = 13. */
+static double chain_edge(cdevs_qss_method method, double tol) {
+  cdevs_mo *mo;
+  if (cdevs_mo_load_text("chain.mo", inverter_chain, strlen(inverter_chain), stderr, &mo)) return NAN;
+  cdevs_model *root = cdevs_root_new(NULL, "t");
+  cdevs_model *m = cdevs_mo_add(root, "m", mo, method, tol, tol);
+  cdevs_sim *sim;
+  double edge = NAN, prev = NAN;
+  if (cdevs_sim_new(root, NULL, &sim) == CDEVS_OK) {
+    for (int k = 0; k <= 1500 && isnan(edge); k++) {
+      double t = 10.0 + 0.002 * k;
+      if (cdevs_sim_run(sim, t) != CDEVS_OK) break;
+      double x = cdevs__system_x(cdevs_sim_state(sim, m), 20, t);
+      if (k > 0 && prev < 2.5 && x >= 2.5) edge = t - 0.002 * (x - 2.5) / (x - prev);
+      prev = x;
+    }
+    cdevs_sim_free(sim);
+  }
+  cdevs_model_free(root);
+  cdevs_mo_free(mo);
+  return edge;
+}
+
+static void test_derivative_refresh(void) {
+  const double ref = 10.96773;
+  double e1 = chain_edge(CDEVS_LIQSS2, 1e-3), e2 = chain_edge(CDEVS_LIQSS2, 1e-5);
+  double e3 = chain_edge(CDEVS_QSS2, 1e-4), e4 = chain_edge(CDEVS_QSS3, 1e-4);
+  printf("inverter chain edge: LIQSS2 1e-3 %.5f, 1e-5 %.5f; QSS2 1e-4 %.5f; QSS3 1e-4 %.5f (Radau %.5f)\n", e1, e2,
+         e3, e4, ref);
+  CHECK_NEAR(e1, ref, 0.01);
+  CHECK_NEAR(e2, ref, 1e-3);
+  CHECK_NEAR(e3, ref, 1e-3);
+  CHECK_NEAR(e4, ref, 1e-3);
+}
+
 /* MMO_Output entries with ranges, as QSS Solver's models write them. */
 static void test_output_ranges(void) {
   const char *text =
@@ -384,6 +444,7 @@ static void test_components(void) {
 }
 
 int main(void) {
+  test_derivative_refresh();
   test_output_ranges();
   test_rand_stream();
   test_bball();

@@ -27,6 +27,16 @@ typedef struct cdevs__qvar {
   int restart; /* after a reset: the next q follows x exactly, as in QSS */
   double t_end; /* LIQSS2: where the run ends, its implicit step's longest horizon
                  * (INFINITY, the default: the linearised equation's steady state) */
+  /* The derivative's next Taylor coefficient, which x's polynomial leaves out, as
+   * x's coefficient xr = ẋ^(m)/(m+1)! (0: unknown or none), from the evaluation at
+   * t_der. Between updates ẋ is extrapolated by its first m coefficients; when the
+   * derivative reads a state through a nonlinear function, the part left out grows
+   * as xr·τ^(m+1), and nothing else re-evaluates it while that state's q runs
+   * unchanged (an exact ramp feeding a square). The next time is capped at where it
+   * reaches one quantum, flagged by refresh: the owner then re-evaluates the
+   * derivative, without a new q. Set by equation systems; blocks leave it 0. */
+  double xr, t_der;
+  int refresh;
 } cdevs__qvar;
 
 typedef struct cdevs__qss_method {

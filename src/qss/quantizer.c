@@ -32,6 +32,25 @@ static double later(double t, double tau) {
   return tau > 0.0 && tn == t ? nextafter(t, INFINITY) : tn;
 }
 
+/* The next time from tau, capped at the derivative refresh (see xr). */
+static double with_refresh(cdevs__qvar *v, const cdevs__qss_method *m, double t, double tau) {
+  v->refresh = 0;
+  if (v->xr != 0.0) {
+    double r = v->dq / fabs(v->xr), step;
+    switch (m->order) {
+    case 1: step = sqrt(r); break;
+    case 2: step = cdevs__cbrt(r); break;
+    default: step = sqrt(sqrt(r)); break;
+    }
+    double tr = v->t_der + step - t;
+    if (tr < tau) {
+      tau = tr > 0.0 ? tr : 0.0;
+      v->refresh = 1;
+    }
+  }
+  return later(t, tau);
+}
+
 static double quantum(const cdevs__qvar *v) {
   double d = v->dqrel * fabs(v->x[0]);
   return d > v->dqmin ? d : v->dqmin;
@@ -175,7 +194,7 @@ void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t
   v->a_pending = 0;
   for (int k = 0; k < 4; k++) v->q[k] = k < m->order ? v->x[k] : 0.0;
   v->tq = t;
-  v->tn = later(t, own_step(v->dq, v->x[m->order], m->order));
+  v->tn = with_refresh(v, m, t, own_step(v->dq, v->x[m->order], m->order));
 }
 
 void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
@@ -207,7 +226,7 @@ void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t)
      * needs no new q, which is what keeps LIQSS cheap on stiff systems. */
     if ((r = cdevs__poly_min_pos_root(d, order)) < tau) tau = r;
   }
-  v->tn = later(t, tau);
+  v->tn = with_refresh(v, m, t, tau);
 }
 
 void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, double t,

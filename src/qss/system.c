@@ -55,9 +55,14 @@ static inline void load_state(const bc_env *env, uint32_t j, int order, double *
     return;
   }
   const cdevs__qvar *v = &env->states[j];
-  if (env->m->order - 1 == order) { /* the usual case: q's own degree, unrolled */
+  if (env->m->order - 1 == order) { /* derivatives: q's own degree, unrolled */
     for (int k = 0; k < 4; k++) r[k] = k <= order ? v->q[k] : 0.0;
     cdevs__series_shift(r, order, env->t - v->tq);
+    return;
+  }
+  if (order >= 1 && env->m->order == order) { /* and one more (q's next coefficient is 0) */
+    for (int k = 0; k < 4; k++) r[k] = k < order ? v->q[k] : 0.0;
+    cdevs__series_shift(r, order - 1, env->t - v->tq);
     return;
   }
   cdevs__qvar_q(v, env->m, env->t, r);
@@ -261,7 +266,7 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     for (int k = 1; all && k <= ar; k++) all = c->ins[n - 1 - k].op == BC_CONST;
     sp -= (uint32_t)ar - 1;
     if (!all) continue;
-    bc_code mini = {&c->ins[n - 1 - ar], (uint32_t)ar + 1, (uint32_t)ar + 1};
+    bc_code mini = {&c->ins[n - 1 - ar], (uint32_t)ar + 1, (uint32_t)ar + 1, 0};
     bc_env env = {NULL, NULL, NULL, NULL, params, 0.0, NULL, UINT32_MAX};
     double v[4];
     if (cdevs__bc_eval(&mini, &env, 0, v, st)) continue;
@@ -298,6 +303,15 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     c->ins[m++] = in;
   }
   c->n = m;
+  c->nonlinear = 0;
+  for (uint32_t i = 0; i < m; i++)
+    switch ((bc_op)c->ins[i].op) {
+    case BC_MUL: case BC_MULS: case BC_DIV: case BC_POWK: case BC_POW: case BC_FN: case BC_ATAN2:
+    case BC_ALG:
+      c->nonlinear = 1;
+      break;
+    default: break;
+    }
 }
 
 /* ---- State ------------------------------------------------------------------------- */
@@ -343,7 +357,7 @@ typedef struct sys_state {
   cdevs__crand rng;
   uint32_t cur_cross; /* the crossing whose handler runs; its plan was redone if touched */
   int cur_touched;
-  uint64_t steps, crossings, reinits;
+  uint64_t steps, crossings, reinits, refreshes;
   size_t bytes; /* what was allocated, for fini */
   void *block;
 } sys_state;
@@ -577,12 +591,18 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   if (ensure_algs(cx, s, LIST(s->da, j), t, UINT32_MAX)) return -1;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX};
   double d[4];
-  if (cdevs__bc_eval(&sp->der[j], &env, s->m->order - 1, d, s->stack)) {
+  int m = s->m->order;
+  /* One coefficient more than x's polynomial takes, for the refresh time (see xr),
+   * where the derivative can have one. */
+  int extra = sp->der[j].nonlinear;
+  if (cdevs__bc_eval(&sp->der[j], &env, m - 1 + extra, d, s->stack)) {
     cdevs_ctx_fail(cx, "der(%s): argument outside the domain of a function",
                    sp->state_names ? sp->state_names[j] : "?");
     return -1;
   }
-  cdevs__qvar_set_derivative(&s->v[j], s->m, t, d, s->m->order - 1);
+  s->v[j].xr = extra && isfinite(d[m]) ? d[m] / (m + 1) : 0.0;
+  s->v[j].t_der = t;
+  cdevs__qvar_set_derivative(&s->v[j], s->m, t, d, m - 1);
   s->key[j] = s->v[j].tn;
   hfix(s, j);
   return 0;
@@ -860,6 +880,11 @@ static void sys_int(cdevs_ctx *cx, void *state) {
   uint32_t item = s->heap[0].i;
   uint32_t ns = s->sp->n_states;
   if (item < ns) {
+    if (s->v[item].refresh) { /* the derivative's extrapolation ran out: re-evaluate it */
+      s->refreshes++;
+      (void)update_der(cx, s, item, t);
+      return;
+    }
     if (s->m->linear_implicit && s->self_dep[item]) (void)exact_a(cx, s, item, t);
     cdevs__qvar_requantize(&s->v[item], s->m, t);
     algs_stale(s);
@@ -904,6 +929,7 @@ void cdevs__system_stats(const void *state, cdevs__sys_stats *st) {
   st->steps = s->steps;
   st->crossings = s->crossings;
   st->reinits = s->reinits;
+  st->refreshes = s->refreshes;
 }
 
 double cdevs__system_x(const void *state, uint32_t i, double t) {

@@ -65,6 +65,10 @@ typedef struct bc_code {
   bc_ins *ins;
   uint32_t n;
   uint32_t max_stack;
+  /* Set by cdevs__bc_fold: the code may be nonlinear in what it reads (a product of
+   * two variables, a quotient, a power, a function, an algebraic). A linear one has
+   * no Taylor coefficient beyond its inputs' degree. */
+  uint8_t nonlinear;
 } bc_code;
 
 /* One step of a zero-crossing handler, run in order: a discrete assignment, a
@@ -113,7 +117,7 @@ typedef struct cdevs__sys_arg {
 
 /* Statistics of a running system (from its state). */
 typedef struct cdevs__sys_stats {
-  uint64_t steps, crossings, reinits;
+  uint64_t steps, crossings, reinits, refreshes;
 } cdevs__sys_stats;
 void cdevs__system_stats(const void *state, cdevs__sys_stats *st);
 /* A state's value at t. */
