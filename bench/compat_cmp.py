@@ -6,7 +6,9 @@
 
 MODEL.mo gives the experiment annotation (StartTime, StopTime, Tolerance,
 AbsTolerance; arrays such as {1e-3} give their first element; 1e-3 each when absent).
-CDEVS.csv is `cdevs run --out` (`time,<var>,...`, one row per change or per step).
+CDEVS.csv is `cdevs run --out` (`time,<var>,...`, one row per change or per step), or
+a directory of `<var>.dat` files (to score a QSS Solver run the same way, e.g. both
+simulators against a tighter-tolerance reference).
 REFDIR holds QSS Solver's `<var>.dat` files (two columns: time, value).
 
 For every variable found on both sides, with the quantum
@@ -27,7 +29,8 @@ For every variable found on both sides, with the quantum
          not compared.
 The model matches when every compared variable is within Q quanta (5 by default) at
 the end and along the trajectory. A model that calls rand() is flagged in the details:
-its random draws, hence its trajectories, differ between the two simulators.
+cdevs draws QSS Solver's sequence (glibc's unseeded rand()), so the two agree only while
+they draw in the same order.
 
 Prints one line per variable, then `result<TAB>yes|no<TAB>details` as the last line.
 Exits 0 whatever the verdict (also on unreadable input, then the verdict is `no`).
@@ -164,24 +167,33 @@ def compare(mo, csv, refdir, rel_window, limit):
     ex = experiment(mo)
     span = ex["StopTime"] - ex["StartTime"]
     w = rel_window * abs(span)
-    names, data = read_cdevs(csv)
+    side = {}  # name -> (times, values) of the result under test
+    if os.path.isdir(csv):  # another QSS Solver run (.dat files), e.g. against a tight one
+        side = read_ref(csv)
+        names = sorted(side)
+        # QSS Solver writes a variable at its changes: it holds its last value to the stop.
+        for n, v in side.items():
+            if v.shape[0] and v[-1, 0] < ex["StopTime"]:
+                side[n] = np.vstack([v, [ex["StopTime"], v[-1, 1]]])
+    else:
+        names, data = read_cdevs(csv)
+        order = np.argsort(data[:, 0], kind="stable")  # rows come sorted; be safe
+        for k, n in enumerate(names):
+            side[n] = data[order][:, [0, 1 + k]]
     refs = read_ref(refdir)
     if not refs:
         return "no", "no QSS Solver output (.dat) to compare"
-    if data.shape[0] == 0:
+    if not side or min(v.shape[0] for v in side.values()) == 0:
         return "no", "empty cdevs output"
     common = [n for n in names if n in refs]
     if not common:
         return "no", ("no common output variable (cdevs: %s; QSS Solver: %s)"
                       % (",".join(names[:4]) or "-", ",".join(sorted(refs)[:4])))
-    tc = data[:, 0]
-    order = np.argsort(tc, kind="stable")  # rows come sorted; be safe
-    tc = tc[order]
-    t_end_c = tc[-1]
+    t_end_c = min(side[n][-1, 0] for n in common)
     stopped = t_end_c < ex["StopTime"] - w - 1e-12 * abs(span)
     rows = []
     for n in common:
-        c = data[order, 1 + names.index(n)]
+        tc, c = side[n][:, 0], side[n][:, 1]
         ref = refs[n]
         ref = ref[ref[:, 0] <= ex["StopTime"] + w]  # CVODE may write a step past the stop
         if ref.shape[0] == 0:
@@ -217,7 +229,7 @@ def compare(mo, csv, refdir, rel_window, limit):
     detail = (f"{len(rows)} var{'s' if len(rows) > 1 else ''}; worst {n}: final {fmt(final)} q, "
               f"max {fmt(traj)} q at t={fmt(t_at)} (dQ={dq:.3g})")
     if ex["random"]:
-        detail = "random model (rand): its draws differ between simulators; " + detail
+        detail = "calls rand() (same draws as QSS Solver while both draw in the same order); " + detail
     if stopped:
         detail += f"; cdevs output ends at t={t_end_c:.6g} < stop {ex['StopTime']:.6g}"
     if not ok and not stopped and math.isfinite(final):
