@@ -32,17 +32,23 @@ static double later(double t, double tau) {
   return tau > 0.0 && tn == t ? nextafter(t, INFINITY) : tn;
 }
 
+/* The τ > 0 with |c|·τ^k = dq (k = 1..4): how long a term c·τ^k takes to reach dq. */
+static double time_to(double dq, double c, int k) {
+  if (c == 0.0) return INFINITY;
+  double r = dq / fabs(c);
+  switch (k) {
+  case 1: return r;
+  case 2: return sqrt(r);
+  case 3: return cdevs__cbrt(r);
+  default: return sqrt(sqrt(r));
+  }
+}
+
 /* The next time from tau, capped at the derivative refresh (see xr). */
 static double with_refresh(cdevs__qvar *v, const cdevs__qss_method *m, double t, double tau) {
   v->refresh = 0;
   if (v->xr != 0.0) {
-    double r = v->dq / fabs(v->xr), step;
-    switch (m->order) {
-    case 1: step = sqrt(r); break;
-    case 2: step = cdevs__cbrt(r); break;
-    default: step = sqrt(sqrt(r)); break;
-    }
-    double tr = v->t_der + step - t;
+    double tr = v->t_der + time_to(v->dq, v->xr, m->order + 1) - t;
     if (tr < tau) {
       tau = tr > 0.0 ? tr : 0.0;
       v->refresh = 1;
@@ -80,11 +86,6 @@ double cdevs__qvar_x(const cdevs__qvar *v, const cdevs__qss_method *m, double t)
 }
 
 
-static double own_step(double dq, double xm, int order) {
-  if (xm == 0.0) return INFINITY;
-  double r = dq / fabs(xm);
-  return order == 1 ? r : order == 2 ? sqrt(r) : cdevs__cbrt(r);
-}
 
 /* The m-th coefficient x would have if q0 were chosen, under ẋ = a·q + u; q's
  * higher coefficients follow the same model and are written to qk. */
@@ -194,7 +195,7 @@ void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t
   v->a_pending = 0;
   for (int k = 0; k < 4; k++) v->q[k] = k < m->order ? v->x[k] : 0.0;
   v->tq = t;
-  v->tn = with_refresh(v, m, t, own_step(v->dq, v->x[m->order], m->order));
+  v->tn = with_refresh(v, m, t, time_to(v->dq, v->x[m->order], m->order));
 }
 
 void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t) {

@@ -55,17 +55,15 @@ static inline void load_state(const bc_env *env, uint32_t j, int order, double *
     return;
   }
   const cdevs__qvar *v = &env->states[j];
-  if (env->m->order - 1 == order) { /* derivatives: q's own degree, unrolled */
+  if (order >= env->m->order - 1) {
+    /* Derivatives (q's degree) and crossings (one more): q's coefficients above its
+     * degree are 0, so shifting at the evaluation's own order, a constant here, is
+     * the same shift, unrolled. */
     for (int k = 0; k < 4; k++) r[k] = k <= order ? v->q[k] : 0.0;
     cdevs__series_shift(r, order, env->t - v->tq);
     return;
   }
-  if (order >= 1 && env->m->order == order) { /* and one more (q's next coefficient is 0) */
-    for (int k = 0; k < 4; k++) r[k] = k < order ? v->q[k] : 0.0;
-    cdevs__series_shift(r, order - 1, env->t - v->tq);
-    return;
-  }
-  cdevs__qvar_q(v, env->m, env->t, r);
+  cdevs__qvar_q(v, env->m, env->t, r); /* below q's degree (handlers): its value at t */
   if (order < 2) r[2] = 0.0;
   if (order < 1) r[1] = 0.0;
 }
@@ -336,8 +334,7 @@ typedef struct sys_state {
   int8_t *zsign;
   uint8_t *zjump;     /* the planned event is a jump seen at once, not a root */
   double *zhyst;      /* hysteresis: leaving side s means reaching -s·h, not 0 */
-  double *key;        /* heap keys: states' tn, then crossings' times */
-  hent *heap;
+  hent *heap;         /* items by time: states' tn, then crossings' planned times */
   uint32_t *pos, nheap;
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
   int has_alg_out;    /* some output is an algebraic variable */
@@ -373,12 +370,11 @@ static void *take(unsigned char **p, size_t size) {
 /* Heap entries carry their key, so that sifting reads one array. */
 static inline int hbefore(double ka, uint32_t a, const hent *b) { return ka < b->k || (ka == b->k && a < b->i); }
 
-/* The item's key (s->key[item]) changed: move it up or down, shifting the others
- * into the hole rather than swapping. */
-static void hfix(sys_state *s, uint32_t item) {
+/* The item's time is now k: move it up or down, shifting the others into the hole
+ * rather than swapping. */
+static void hfix(sys_state *s, uint32_t item, double k) {
   uint32_t i = s->pos[item], n = s->nheap;
   hent *h = s->heap;
-  double k = s->key[item];
   uint32_t start = i;
   while (i > 0 && hbefore(k, item, &h[(i - 1) / 2])) {
     h[i] = h[(i - 1) / 2];
@@ -603,8 +599,7 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   s->v[j].xr = extra && isfinite(d[m]) ? d[m] / (m + 1) : 0.0;
   s->v[j].t_der = t;
   cdevs__qvar_set_derivative(&s->v[j], s->m, t, d, m - 1);
-  s->key[j] = s->v[j].tn;
-  hfix(s, j);
+  hfix(s, j, s->v[j].tn);
   return 0;
 }
 
@@ -637,14 +632,13 @@ static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   double g[4] = {f[0] - level, f[1], f[2], f[3]};
   int beyond = cdevs__side(g, s->m->order);
   if (s->zsign[z] != 0 && beyond == -s->zsign[z]) {
-    s->key[item] = t; /* the function jumped past the level (a discrete changed): now */
+    hfix(s, item, t); /* the function jumped past the level (a discrete changed): now */
     s->zjump[z] = 1;
   } else {
     if (s->zsign[z] == 0) s->zsign[z] = (int8_t)now;
-    s->key[item] = s->zsign[z] == 0 ? INFINITY
-                   : t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * h, s->zsign[z]);
+    hfix(s, item, s->zsign[z] == 0 ? INFINITY
+                  : t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * h, s->zsign[z]));
   }
-  hfix(s, item);
   return 0;
 }
 
@@ -688,8 +682,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
     } else if (ac->reinit == ACT_REINIT) {
       cdevs__qvar_reset(&s->v[ac->target], s->m, t, val[0]);
       algs_stale(s);
-      s->key[ac->target] = t;
-      hfix(s, ac->target);
+      hfix(s, ac->target, t);
       s->reinits++;
     } else if (s->disc[ac->target] != val[0]) {
       s->disc[ac->target] = val[0];
@@ -700,8 +693,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
         /* LIQSS: a mode change (a switch's resistance) that changes ∂ẋ/∂q makes q,
          * placed for the old linearisation, stale: requantize now. */
         if (s->m->linear_implicit && s->self_dep[j] && exact_a(cx, s, j, t)) {
-          s->key[j] = t;
-          hfix(s, j);
+          hfix(s, j, t);
         }
       }
       for (uint32_t k = s->dz.start[ac->target]; k < s->dz.start[ac->target + 1]; k++)
@@ -745,7 +737,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bytes += SZ(ns * sizeof(cdevs__qvar)) + SZ(sp->n_algs * sizeof(double[4])) +
            SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 2 * SZ(nz) +
            SZ(nz * sizeof(double)) +
-           SZ(nitems * sizeof(double)) + SZ(nitems * sizeof(hent)) + SZ(nitems * sizeof(uint32_t)) + SZ(ns) +
+           SZ(nitems * sizeof(hent)) + SZ(nitems * sizeof(uint32_t)) + SZ(ns) +
            SZ(sp->n_out) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4]));
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
@@ -759,7 +751,6 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->zsign = take(&p, nz);
   s->zjump = take(&p, nz);
   s->zhyst = take(&p, nz * sizeof(double));
-  s->key = take(&p, nitems * sizeof(double));
   s->heap = take(&p, nitems * sizeof(hent));
   s->pos = take(&p, nitems * sizeof(uint32_t));
   s->self_dep = take(&p, ns);
@@ -796,7 +787,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], sp->dqrel[i], sp->dqmin[i], s->t);
   if (a->t_end > s->t)
     for (uint32_t i = 0; i < ns; i++) s->v[i].t_end = a->t_end;
-  for (uint32_t i = 0; i < nitems; i++) s->heap[i] = (hent){INFINITY, i, 0}, s->pos[i] = i, s->key[i] = INFINITY;
+  for (uint32_t i = 0; i < nitems; i++) s->heap[i] = (hent){INFINITY, i, 0}, s->pos[i] = i;
   s->nheap = nitems;
   /* Derivatives and crossings from the initial values (q = x0). */
   for (uint32_t i = 0; i < ns; i++) {
@@ -888,8 +879,7 @@ static void sys_int(cdevs_ctx *cx, void *state) {
     if (s->m->linear_implicit && s->self_dep[item]) (void)exact_a(cx, s, item, t);
     cdevs__qvar_requantize(&s->v[item], s->m, t);
     algs_stale(s);
-    s->key[item] = s->v[item].tn;
-    hfix(s, item);
+    hfix(s, item, s->v[item].tn);
     s->steps++;
     if (!after_state_change(cx, s, item, t)) algs_for_outputs(cx, s, t);
     return;
@@ -918,8 +908,7 @@ static void sys_int(cdevs_ctx *cx, void *state) {
      * planned it from its new value, a jump included.) */
     if (eval_cross(cx, s, z, t, f)) return;
     f[0] = s->zsign[z] * s->zhyst[z]; /* at the level it just reached */
-    s->key[item] = t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * s->zhyst[z], s->zsign[z]);
-    hfix(s, item);
+    hfix(s, item, t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * s->zhyst[z], s->zsign[z]));
   }
   algs_for_outputs(cx, s, t);
 }
