@@ -75,7 +75,7 @@ expect_fail(2 "--vars: unknown variable 'z'" run good.mo --vars z)
 expect_fail(2 "results are written as .csv or .mat (MAT v4)" run good.mo --out r.txt)
 execute_process(COMMAND ${CDEVS} run good.mo --stop 2 --out good.csv RESULT_VARIABLE rc
                 ERROR_VARIABLE err WORKING_DIRECTORY ${WORK})
-if(NOT rc EQUAL 0 OR NOT err MATCHES "summary: method=QSS3 states=1 transitions=[0-9]+ zero_crossings=0 wall_s=[0-9.]+ events_per_s=[0-9]+")
+if(NOT rc EQUAL 0 OR NOT err MATCHES "summary: method=QSS3 states=1 transitions=[0-9]+ zero_crossings=0 wall_s=[0-9.]+ events_per_s=[0-9]+ refreshes=0\n")
   message(FATAL_ERROR "cdevs run good.mo: ${rc}\n${err}")
 endif()
 file(STRINGS ${WORK}/good.csv rows)

@@ -1685,5 +1685,6 @@ void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st) {
   cdevs__system_stats(state, &s);
   st->steps = s.steps;
   st->crossings = s.crossings;
+  st->refreshes = s.refreshes;
   st->reinits = s.reinits;
 }
