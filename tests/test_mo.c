@@ -23,7 +23,19 @@ typedef struct run {
   cdevs_sim *sim;
 } run;
 
-/* Opens an example; a failure counts as a failed check. */
+/* Adds r->mo to a new root and starts a simulation; a failure counts as a failed check. */
+static int run_start(run *r, cdevs_qss_method method, double tol, double abstol) {
+  r->root = cdevs_root_new(NULL, "t");
+  r->m = cdevs_mo_add(r->root, "model", r->mo, method, tol, abstol);
+  if (cdevs_sim_new(r->root, NULL, &r->sim)) {
+    fprintf(stderr, "%s\n", cdevs_model_errmsg(r->root));
+    check_failed++;
+    return -1;
+  }
+  return 0;
+}
+
+/* Opens an example with its experiment's method and tolerances. */
 static int run_open(run *r, const char *file) {
   memset(r, 0, sizeof *r);
   char path[512];
@@ -34,14 +46,17 @@ static int run_open(run *r, const char *file) {
   }
   cdevs_mo_experiment e;
   cdevs_mo_experiment_get(r->mo, &e);
-  r->root = cdevs_root_new(NULL, "t");
-  r->m = cdevs_mo_add(r->root, "model", r->mo, e.method, e.tol, e.abstol);
-  if (cdevs_sim_new(r->root, NULL, &r->sim)) {
-    fprintf(stderr, "%s\n", cdevs_model_errmsg(r->root));
+  return run_start(r, e.method, e.tol, e.abstol);
+}
+
+/* Compiles a model written in the test. */
+static int run_text(run *r, const char *text, cdevs_qss_method method, double tol, double abstol) {
+  memset(r, 0, sizeof *r);
+  if (cdevs_mo_load_text("m.mo", text, strlen(text), stderr, &r->mo)) {
     check_failed++;
     return -1;
   }
-  return 0;
+  return run_start(r, method, tol, abstol);
 }
 
 static void run_close(run *r) {
@@ -258,24 +273,17 @@ static const char *inverter_chain =
 /* The time x[21] (state 20) first rises through 2.5 after t = 10, sampled every 2 ms
  * and interpolated; NAN if it does not by t = 13. */
 static double chain_edge(cdevs_qss_method method, double tol) {
-  cdevs_mo *mo;
-  if (cdevs_mo_load_text("chain.mo", inverter_chain, strlen(inverter_chain), stderr, &mo)) return NAN;
-  cdevs_model *root = cdevs_root_new(NULL, "t");
-  cdevs_model *m = cdevs_mo_add(root, "m", mo, method, tol, tol);
-  cdevs_sim *sim;
+  run r;
+  if (run_text(&r, inverter_chain, method, tol, tol)) return NAN;
   double edge = NAN, prev = NAN;
-  if (cdevs_sim_new(root, NULL, &sim) == CDEVS_OK) {
-    for (int k = 0; k <= 1500 && isnan(edge); k++) {
-      double t = 10.0 + 0.002 * k;
-      if (cdevs_sim_run(sim, t) != CDEVS_OK) break;
-      double x = cdevs__system_x(cdevs_sim_state(sim, m), 20, t);
-      if (k > 0 && prev < 2.5 && x >= 2.5) edge = t - 0.002 * (x - 2.5) / (x - prev);
-      prev = x;
-    }
-    cdevs_sim_free(sim);
+  for (int k = 0; k <= 1500 && isnan(edge); k++) {
+    double t = 10.0 + 0.002 * k;
+    if (cdevs_sim_run(r.sim, t) != CDEVS_OK) break;
+    double x = x_at(&r, 20, t);
+    if (k > 0 && prev < 2.5 && x >= 2.5) edge = t - 0.002 * (x - 2.5) / (x - prev);
+    prev = x;
   }
-  cdevs_model_free(root);
-  cdevs_mo_free(mo);
+  run_close(&r);
   return edge;
 }
 
@@ -332,22 +340,12 @@ static void test_handler_if_and_sum(void) {
       "    next := next + 1;\n"
       "  end when;\n"
       "end m;\n";
-  cdevs_mo *mo;
-  if (cdevs_mo_load_text("m.mo", text, strlen(text), stderr, &mo)) {
-    check_failed++;
-    return;
-  }
-  cdevs_model *root = cdevs_root_new(NULL, "t");
-  cdevs_model *m = cdevs_mo_add(root, "m", mo, CDEVS_QSS3, 1e-6, 1e-9);
-  cdevs_sim *sim;
-  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
-  CHECK_EQ_INT(cdevs_sim_run(sim, 3.5), CDEVS_OK);
-  const void *st = cdevs_sim_state(sim, m);
-  CHECK_NEAR(cdevs__system_x(st, 0, 3.5), 3.0, 1e-9);
-  CHECK_NEAR(cdevs__system_x(st, 1, 3.5), 21.0, 1e-9);
-  cdevs_sim_free(sim);
-  cdevs_model_free(root);
-  cdevs_mo_free(mo);
+  run r;
+  if (run_text(&r, text, CDEVS_QSS3, 1e-6, 1e-9)) return;
+  CHECK_EQ_INT(cdevs_sim_run(r.sim, 3.5), CDEVS_OK);
+  CHECK_NEAR(x_at(&r, 0, 3.5), 3.0, 1e-9);
+  CHECK_NEAR(x_at(&r, 1, 3.5), 21.0, 1e-9);
+  run_close(&r);
 }
 
 /* rand(a) draws glibc's unseeded rand() sequence, as QSS Solver's models do: the
@@ -367,24 +365,16 @@ static void test_rand_stream(void) {
       "algorithm\n"
       "  when time > 0.5 then\n    reinit(y, rand(2));\n  end when;\n"
       "end m;\n";
-  cdevs_mo *mo;
-  if (cdevs_mo_load_text("m.mo", text, strlen(text), stderr, &mo)) {
-    check_failed++;
-    return;
-  }
-  cdevs_model *root = cdevs_root_new(NULL, "t");
-  cdevs_model *m = cdevs_mo_add(root, "m", mo, CDEVS_QSS3, 1e-6, 1e-9);
-  cdevs_sim *sim;
-  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
-  CHECK_EQ_INT(cdevs_sim_run(sim, 1.0), CDEVS_OK);
-  const void *st = cdevs_sim_state(sim, m);
+  run r;
+  if (run_text(&r, text, CDEVS_QSS3, 1e-6, 1e-9)) return;
+  CHECK_EQ_INT(cdevs_sim_run(r.sim, 1.0), CDEVS_OK);
 #ifdef __GLIBC__
   srand(1);
   double r1 = 1.0 * rand() / RAND_MAX, r2 = 1.0 * rand() / RAND_MAX;
   double p = 10.0 * rand() / RAND_MAX - 5, r4 = 2.0 * rand() / RAND_MAX;
-  CHECK(cdevs__system_x(st, 0, 1.0) == r1);
-  CHECK(cdevs__system_x(st, 1, 1.0) == r2);
-  CHECK_NEAR(cdevs__system_x(st, 2, 1.0), r4 + 0.5 * p, 1e-9);
+  CHECK(x_at(&r, 0, 1.0) == r1);
+  CHECK(x_at(&r, 1, 1.0) == r2);
+  CHECK_NEAR(x_at(&r, 2, 1.0), r4 + 0.5 * p, 1e-9);
   /* and far into the stream */
   cdevs__crand g;
   cdevs__crand_seed(&g, 1);
@@ -397,39 +387,33 @@ static void test_rand_stream(void) {
   for (int i = 0; i < 1000; i++) same &= (int)cdevs__crand_next(&g) == rand();
   CHECK(same);
 #else
-  CHECK(cdevs__system_x(st, 0, 1.0) != cdevs__system_x(st, 1, 1.0));
+  CHECK(x_at(&r, 0, 1.0) != x_at(&r, 1, 1.0));
 #endif
-  cdevs_sim_free(sim);
-  cdevs_model_free(root);
-  cdevs_mo_free(mo);
+  run_close(&r);
 }
 
 /* A block diagram in a model file: x'' = -x from two integrators and a gain. */
 static void test_components(void) {
-  cdevs_mo *mo;
-  if (cdevs_mo_load(EXAMPLES "/oscillator/oscillator.mo", stderr, &mo)) {
+  run r;
+  memset(&r, 0, sizeof r);
+  if (cdevs_mo_load(EXAMPLES "/oscillator/oscillator.mo", stderr, &r.mo)) {
     check_failed++;
     return;
   }
-  CHECK_EQ_INT(cdevs_mo_output_count(mo), 2);
-  CHECK_STR(cdevs_mo_output_name(mo, 0), "x.y");
-  cdevs_model *root = cdevs_root_new(NULL, "t");
-  cdevs_model *m = cdevs_mo_add(root, "osc", mo, CDEVS_QSS3, 1e-4, 1e-8);
-  cdevs_sim *sim;
-  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
-  CHECK_EQ_INT(cdevs_sim_run(sim, 10.0), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_mo_output_count(r.mo), 2);
+  CHECK_STR(cdevs_mo_output_name(r.mo, 0), "x.y");
+  if (run_start(&r, CDEVS_QSS3, 1e-4, 1e-8)) return;
+  CHECK_EQ_INT(cdevs_sim_run(r.sim, 10.0), CDEVS_OK);
   const cdevs_model *x;
   int port;
-  CHECK_EQ_INT(cdevs_mo_output_source(mo, 0, &x, &port), 0);
-  CHECK(x == cdevs_model_child(m, "x"));
+  CHECK_EQ_INT(cdevs_mo_output_source(r.mo, 0, &x, &port), 0);
+  CHECK(x == cdevs_model_child(r.m, "x"));
   /* Undamped, so no LTI bound applies; the error stays near ΔQ·ωt = 1e-4·10. */
-  CHECK_NEAR(cdevs_integrator_x(cdevs_sim_state(sim, x), 10.0), cos(10.0), 1e-3);
+  CHECK_NEAR(cdevs_integrator_x(cdevs_sim_state(r.sim, x), 10.0), cos(10.0), 1e-3);
   cdevs_mo_stats st;
-  cdevs_mo_stats_sim(mo, sim, &st);
+  cdevs_mo_stats_sim(r.mo, r.sim, &st);
   CHECK(st.steps > 100);
-  cdevs_sim_free(sim);
-  cdevs_model_free(root);
-  cdevs_mo_free(mo);
+  run_close(&r);
 
   char out[2048];
   CHECK_EQ_INT(load_text("model b\n  cdevs.Integratr x(x0 = 1);\nend b;\n", out, sizeof out), 1);
