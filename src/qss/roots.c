@@ -41,18 +41,22 @@ static double pderiv(const double *c, int deg, double x) {
   return v;
 }
 
-/* Two Newton steps, kept only while they reduce |p|: closed forms lose digits when
- * the leading coefficient is small against the others, or near double roots. */
+/* Up to three Newton steps, kept only while they reduce |p|: closed forms lose digits
+ * when the leading coefficient is small against the others, or near double roots. A
+ * step that moved x by less than 1e-9 of itself ends it: convergence is quadratic, so
+ * the next would move it by about 1e-18, and trying it (an evaluation, a derivative
+ * and a division) was most of what polishing cost. */
 static double polish(const double *c, int deg, double x) {
   double fx = peval(c, deg, x);
   for (int it = 0; it < 3 && fx != 0.0; it++) {
     double d = pderiv(c, deg, x);
     if (d == 0.0 || !isfinite(d)) break;
-    double nx = x - fx / d;
+    double dx = fx / d, nx = x - dx;
     double fn = peval(c, deg, nx);
     if (!(fabs(fn) < fabs(fx))) break;
     x = nx;
     fx = fn;
+    if (fabs(dx) <= 1e-9 * fabs(x)) break;
   }
   return x;
 }
