@@ -106,14 +106,14 @@ static int cubic(const double *c, double *r, int polish_all) {
     return n;
   }
   if (R * R < Q3) {
-    /* Three real roots: take the one of largest magnitude (stable to deflate). */
-    double th = acos(R / sqrt(Q3)), sq = -2.0 * sqrt(Q), best = 0.0;
-    const double two_pi = 6.283185307179586;
-    for (int i = 0; i < 3; i++) {
-      double x = sq * cos((th + (i - 1) * two_pi) / 3.0) - A / 3.0;
-      if (i == 0 || fabs(x) > fabs(best)) best = x;
-    }
-    r1 = best;
+    /* Three real roots -A/3 + sq·cos((θ + 2πk)/3): take the one of largest magnitude
+     * (stable to deflate). That is the smallest (k = 0, the largest cosine) or the
+     * largest (k = 1, cos(φ + 2π/3) = -cos φ/2 - (√3/2)·sin φ), never the middle one: one
+     * cosine, not three. */
+    double th = acos(R / sqrt(Q3)), sq = -2.0 * sqrt(Q);
+    double co = cos(th / 3.0), sn = sqrt(fmax(0.0, 1.0 - co * co));
+    double lo = sq * co - A / 3.0, hi = sq * (-0.5 * co - 0.8660254037844386 * sn) - A / 3.0;
+    r1 = fabs(hi) > fabs(lo) ? hi : lo;
   } else {
     double S = -copysign(cdevs__cbrt(fabs(R) + sqrt(R * R - Q3)), R);
     double T = S != 0.0 ? Q / S : 0.0;
