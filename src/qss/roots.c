@@ -87,9 +87,13 @@ static int quadratic(double a, double b, double c, double *r) {
  * ones QSS needs, survive.
  */
 static int cubic(const double *c, double *r, int polish_all) {
-  double A = c[2] / c[3], B = c[1] / c[3], C = c[0] / c[3];
-  double Q = (A * A - 3.0 * B) / 9.0;
-  double R = (2.0 * A * A * A - 9.0 * A * B + 27.0 * C) / 54.0;
+  /* Divisions are what a QSS3 step waits on (a dozen cycles each, in a chain): by a
+   * constant or one value repeatedly they are products with the reciprocal, whose
+   * last-bit differences the polish removes. */
+  double inv = 1.0 / c[3];
+  double A = c[2] * inv, B = c[1] * inv, C = c[0] * inv, A3 = A * (1.0 / 3.0);
+  double Q = (A * A - 3.0 * B) * (1.0 / 9.0);
+  double R = (2.0 * A * A * A - 9.0 * A * B + 27.0 * C) * (1.0 / 54.0);
   double Q3 = Q * Q * Q, r1;
   if (!isfinite(Q3) || !isfinite(R * R)) {
     /* The leading coefficient is so small that the normalised terms overflow: the
@@ -111,22 +115,23 @@ static int cubic(const double *c, double *r, int polish_all) {
      * largest (k = 1, cos(φ + 2π/3) = -cos φ/2 - (√3/2)·sin φ), never the middle one: one
      * cosine, not three. */
     double th = acos(R / sqrt(Q3)), sq = -2.0 * sqrt(Q);
-    double co = cos(th / 3.0), sn = sqrt(fmax(0.0, 1.0 - co * co));
-    double lo = sq * co - A / 3.0, hi = sq * (-0.5 * co - 0.8660254037844386 * sn) - A / 3.0;
+    double co = cos(th * (1.0 / 3.0)), sn = sqrt(fmax(0.0, 1.0 - co * co));
+    double lo = sq * co - A3, hi = sq * (-0.5 * co - 0.8660254037844386 * sn) - A3;
     r1 = fabs(hi) > fabs(lo) ? hi : lo;
   } else {
     double S = -copysign(cdevs__cbrt(fabs(R) + sqrt(R * R - Q3)), R);
     double T = S != 0.0 ? Q / S : 0.0;
-    r1 = S + T - A / 3.0;
+    r1 = S + T - A3;
   }
   r1 = polish(c, 3, r1);
   /* p(τ) = (τ - r1)(b2·τ² + b1·τ + b0): backward deflation for a large root, forward
    * for a small one, each the stable direction. */
   double b0, b1, b2;
   if (fabs(r1) > 1.0) {
-    b0 = -c[0] / r1;
-    b1 = (b0 - c[1]) / r1;
-    b2 = (b1 - c[2]) / r1;
+    double ir = 1.0 / r1;
+    b0 = -c[0] * ir;
+    b1 = (b0 - c[1]) * ir;
+    b2 = (b1 - c[2]) * ir;
   } else {
     b2 = c[3];
     b1 = c[2] + r1 * b2;
