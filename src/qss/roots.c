@@ -187,6 +187,19 @@ double cdevs__poly_min_pos_root(const double *c, int deg) {
     }
     return best;
   }
+  if (deg == 2) {
+    /* The roots q/a and c/q of the cancellation-free formula: which are positive, and
+     * which of two is smaller (q² against |a·c|), is read from signs and products, so
+     * only the answer costs a division (the hot path of QSS2/LIQSS2). */
+    double a = c[2], b = c[1], c0 = c[0];
+    double disc = b * b - 4.0 * a * c0;
+    if (disc < 0.0) return INFINITY;
+    double sq = sqrt(disc), q = -0.5 * (b + (b < 0.0 ? -sq : sq));
+    if (q == 0.0) return INFINITY; /* b = c = 0: the double root 0 */
+    int p1 = (q > 0.0) == (a > 0.0), p2 = c0 != 0.0 && (c0 > 0.0) == (q > 0.0);
+    if (p1 && p2) return q * q < fabs(a * c0) ? q / a : c0 / q;
+    return p1 ? q / a : p2 ? c0 / q : INFINITY;
+  }
   int n = cdevs__poly_real_roots(c, deg, r);
   for (int i = 0; i < n; i++)
     if (r[i] > 0.0 && r[i] < best) best = r[i];
