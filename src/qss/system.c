@@ -218,8 +218,9 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
     }
     if (st_ok) return st_ok;
   }
-  memcpy(out, st[0], sizeof st[0]);
-  for (int k = order + 1; k < 4; k++) out[k] = 0.0;
+  /* Coefficient by coefficient: the ops wrote them one at a time, and a wider copy
+   * of just-stored values cannot be forwarded from the store buffer (it stalls). */
+  for (int k = 0; k < 4; k++) out[k] = k <= order ? st[0][k] : 0.0;
   return CDEVS_OK;
 }
 
