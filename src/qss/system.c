@@ -286,7 +286,7 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
                                          [BC_DIV] = BC_DIVK};
         *prev = (bc_ins){with_k[op], 0, prev->k};
         /* a/k as a·(1/k): a product instead of a division per coefficient, which is
-         * what a division by a parameter (a capacitance) cost; within an ulp. */
+         * what a division by a parameter (a capacitance) cost; a last-bit difference. */
         double inv = 1.0 / prev->k;
         if (op == BC_DIV && isfinite(inv) && inv != 0.0) *prev = (bc_ins){BC_MULK, 0, inv};
         continue;
