@@ -55,6 +55,10 @@ void cdevs__qvar_init(cdevs__qvar *v, const cdevs__qss_method *m, double x0, dou
 void cdevs__qvar_advance(cdevs__qvar *v, const cdevs__qss_method *m, double t);
 /* The internal event: new quantum, new q, next time. */
 void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t);
+/* Its first half: new quantum and new q, tn left alone (for a caller that sets the
+ * derivative next, which computes tn anyway). Returns 1 when LIQSS placed q apart
+ * from x, 0 when q = x. */
+int cdevs__qvar_place_q(cdevs__qvar *v, const cdevs__qss_method *m, double t);
 /* The q a requantization at t would set, without changing v (what λ announces). */
 void cdevs__qvar_next_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out);
 /* The derivative changed at t to the series d (degree dorder, around t): new next time. */

@@ -130,7 +130,6 @@ static void li_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) 
   }
   memcpy(v->q, q, sizeof q);
   v->tq = t;
-  cdevs__qvar_next_time(v, m, t);
 }
 
 /* LIQSS2's implicit step over a horizon h = 1/s (s = 0: an infinite horizon). q is
@@ -182,10 +181,9 @@ static void li2_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t)
   if (!(fabs(q0 - x0) <= 2.0 * dq) || !isfinite(q1)) q0 = x0, q1 = v->x[1];
   v->q[0] = q0, v->q[1] = q1, v->q[2] = v->q[3] = 0.0;
   v->tq = t;
-  cdevs__qvar_next_time(v, m, t);
 }
 
-void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+int cdevs__qvar_place_q(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
   cdevs__qvar_advance(v, m, t);
   v->dq = quantum(v);
   if (m->linear_implicit && !v->restart) {
@@ -193,7 +191,7 @@ void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t
       li2_requantize(v, m, t);
     else
       li_requantize(v, m, t);
-    return;
+    return 1;
   }
   /* QSS, and LIQSS right after a reset: q = x. A reset expresses a physical
    * constraint (a diode's current held at 0) that a q offset by ±ΔQ would violate;
@@ -202,7 +200,14 @@ void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t
   v->a_pending = 0;
   for (int k = 0; k < 4; k++) v->q[k] = k < m->order ? v->x[k] : 0.0;
   v->tq = t;
-  v->tn = with_refresh(v, m, t, time_to(v->dq, v->x[m->order], m->order));
+  return 0;
+}
+
+void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+  if (cdevs__qvar_place_q(v, m, t))
+    cdevs__qvar_next_time(v, m, t); /* LIQSS: q was placed apart from x */
+  else
+    v->tn = with_refresh(v, m, t, time_to(v->dq, v->x[m->order], m->order)); /* q = x */
 }
 
 void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
@@ -264,7 +269,7 @@ void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, dou
 void cdevs__qvar_next_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out) {
   if (m->linear_implicit && !v->restart) {
     cdevs__qvar w = *v; /* LIQSS places q by a computation: run it on a copy */
-    cdevs__qvar_requantize(&w, m, t);
+    (void)cdevs__qvar_place_q(&w, m, t);
     memcpy(out, w.q, sizeof w.q);
     return;
   }

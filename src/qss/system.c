@@ -882,9 +882,15 @@ static void sys_int(cdevs_ctx *cx, void *state) {
       return;
     }
     if (s->m->linear_implicit && s->self_dep[item]) (void)exact_a(cx, s, item, t);
-    cdevs__qvar_requantize(&s->v[item], s->m, t);
+    if (s->self_dep[item]) {
+      /* Its own derivative is re-evaluated below (it reads q), and that computes
+       * the next time: doing it here too would be thrown away. */
+      (void)cdevs__qvar_place_q(&s->v[item], s->m, t);
+    } else {
+      cdevs__qvar_requantize(&s->v[item], s->m, t);
+      hfix(s, item, s->v[item].tn);
+    }
     algs_stale(s);
-    hfix(s, item, s->v[item].tn);
     s->steps++;
     if (!after_state_change(cx, s, item, t)) algs_for_outputs(cx, s, t);
     return;
