@@ -427,7 +427,47 @@ static void test_components(void) {
   CHECK_CONTAINS(out, "4:16: error: unknown variable 'z.u'");
 }
 
+/* Two generated-code paths that went wrong: a when clause inside a loop over two
+ * indices (it was dropped without a word), and a^b whose exponent reads time (it was
+ * folded as a constant with time = 0). Closed forms: y[i,j](5) = 5 - (i + j), since k
+ * turns 1 when x = t reaches i + j; x(2) = 1 + (2² - 1)/ln 2 for x' = 2^t; w(2) = 2⁴/4
+ * for w' = t^p with the parameter p = 3. */
+static void test_nested_when_and_powers(void) {
+  const char *text =
+      "model m\n"
+      "  parameter Real p = 3;\n"
+      "  Real x(start = 1), w(start = 0), s[2,2](each start = 0), y[2,2](each start = 0);\n"
+      "  discrete Real k[2,2](each start = 0);\n"
+      "equation\n"
+      "  der(x) = 2^time;\n"
+      "  der(w) = time^p;\n"
+      "  for i in 1:2, j in 1:2 loop\n"
+      "    der(s[i,j]) = 1;\n"
+      "    der(y[i,j]) = k[i,j];\n"
+      "    when s[i,j] > i + j then\n"
+      "      k[i,j] = 1;\n"
+      "    end when;\n"
+      "  end for;\n"
+      "end m;\n";
+  run r;
+  if (run_text(&r, text, CDEVS_QSS3, 1e-8, 1e-10)) return;
+  CHECK_EQ_INT(cdevs_sim_run(r.sim, 5.0), CDEVS_OK);
+  cdevs_mo_stats st;
+  cdevs_mo_stats_sim(r.mo, r.sim, &st);
+  CHECK_EQ_INT((int)st.crossings, 4);
+  /* states in declaration order: x, w, s[1,1..2,2], y[1,1..2,2] */
+  for (int i = 1; i <= 2; i++)
+    for (int j = 1; j <= 2; j++) CHECK_NEAR(x_at(&r, (uint32_t)(6 + 2 * (i - 1) + (j - 1)), 5.0), 5.0 - (i + j), 1e-6);
+  run_close(&r);
+  if (run_text(&r, text, CDEVS_QSS3, 1e-8, 1e-10)) return;
+  CHECK_EQ_INT(cdevs_sim_run(r.sim, 2.0), CDEVS_OK);
+  CHECK_NEAR(x_at(&r, 0, 2.0), 1.0 + 3.0 / log(2.0), 1e-5);
+  CHECK_NEAR(x_at(&r, 1, 2.0), 4.0, 1e-5);
+  run_close(&r);
+}
+
 int main(void) {
+  test_nested_when_and_powers();
   test_derivative_refresh();
   test_output_ranges();
   test_rand_stream();

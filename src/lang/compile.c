@@ -630,20 +630,8 @@ static int gen(comp *c, const node *n) {
     emit(c, BC_NOT, 0, 0, 0);
     return 0;
   case X_BIN: {
-    if (n->op == T_CARET) {
-      int ok = 1;
-      int saved = c->d->errors;
-      FILE *out = c->d->out;
-      c->d->out = NULL; /* a non-constant exponent is not an error */
-      double k = ceval(c, n->kid[1], &ok);
-      c->d->out = out;
-      c->d->errors = saved;
-      if (ok) {
-        if (gen(c, n->kid[0])) return -1;
-        emit(c, BC_POWK, 0, k, 0);
-        return 0;
-      }
-    }
+    /* a^k with a constant k (a literal, a parameter, an expression of them) becomes
+     * BC_POWK when cdevs__bc_fold has folded k: one semantics for what is constant. */
     if (gen(c, n->kid[0]) || gen(c, n->kid[1])) return -1;
     bc_op op;
     switch (n->op) {
@@ -744,13 +732,15 @@ static int connect_item(comp *c, const node *n) {
   return 0;
 }
 
+static int when_item(comp *c, const node *n);
+
 static int eq_item(comp *c, const node *n) {
   if (n->kind == Q_FOR) return exec_for(c, n, eq_list, NULL);
   if (n->kind == Q_CONNECT) return connect_item(c, n);
-  if (n->kind == Q_WHEN || n->kind == Q_IF || n->kind == Q_CONNECT || n->kind != Q_EQ) {
-    if (n->kind == Q_WHEN) return 1; /* handled with the algorithms */
+  if (n->kind == Q_WHEN) return when_item(c, n);
+  if (n->kind != Q_EQ) {
     lang_error(c->d, n->line, n->col, "%s is not supported in an equation section yet",
-               n->kind == Q_CONNECT ? "connect()" : n->kind == Q_IF ? "an if equation" : "this");
+               n->kind == Q_IF ? "an if equation" : "this");
     return -1;
   }
   const node *l = n->kid[0];
@@ -796,7 +786,7 @@ static int eq_list(comp *c, const node *list, void *ud) {
   (void)ud;
   int rc = 0;
   for (int i = 0; list && i < list->nkid; i++)
-    if (eq_item(c, list->kid[i]) < 0) rc = -1;
+    if (eq_item(c, list->kid[i])) rc = -1;
   return rc;
 }
 
@@ -932,7 +922,7 @@ static int same_code(const bc_code *a, const bc_code *b) {
 }
 
 static int when_item(comp *c, const node *n) {
-  sys_crossing *first = NULL;
+  uint32_t first = UINT32_MAX; /* the clause's first crossing (an index: new_cross reallocates) */
   for (int i = 0; i + 1 < n->nkid; i += 2) {
     bc_code f = {0};
     int dir;
@@ -941,10 +931,8 @@ static int when_item(comp *c, const node *n) {
       return -1;
     }
     /* "when y < s … elsewhen y > s": one crossing, one handler per direction. */
-    sys_crossing *z = NULL;
-    if (first && same_code(&first->f, &f) && (dir > 0 ? first->n_rise == 0 : first->n_fall == 0) &&
-        first != NULL) {
-      z = first;
+    sys_crossing *z = first != UINT32_MAX ? &c->cross[first] : NULL;
+    if (z && same_code(&z->f, &f) && (dir > 0 ? z->n_rise == 0 : z->n_fall == 0)) {
       free(f.ins);
     } else {
       z = new_cross(c);
@@ -953,12 +941,11 @@ static int when_item(comp *c, const node *n) {
         return -1;
       }
       z->f = f;
-      if (!first) first = z;
+      if (first == UINT32_MAX) first = c->ncross - 1;
     }
     if (dir > 0 ? handler_list(c, n->kid[i + 1], &z->on_rise, &z->n_rise)
                 : handler_list(c, n->kid[i + 1], &z->on_fall, &z->n_fall))
       return -1;
-    first = &c->cross[c->ncross - 1] == z ? z : first; /* realloc may have moved it */
   }
   return 0;
 }
@@ -980,24 +967,6 @@ static int alg_list(comp *c, const node *list, void *ud) {
   int rc = 0;
   for (int i = 0; list && i < list->nkid; i++)
     if (alg_item(c, list->kid[i])) rc = -1;
-  return rc;
-}
-
-static int eq_whens(comp *c, const node *list, void *ud) {
-  (void)ud;
-  int rc = 0;
-  for (int i = 0; list && i < list->nkid; i++) {
-    const node *n = list->kid[i];
-    if (n->kind == Q_FOR && n->nkid > 1) {
-      /* only loops that contain when clauses */
-      int has = 0;
-      for (int k = 0; k < n->kid[1]->nkid; k++)
-        if (n->kid[1]->kid[k]->kind == Q_WHEN) has = 1;
-      if (has && exec_for(c, n, eq_whens, NULL)) rc = -1;
-    } else if (n->kind == Q_WHEN && when_item(c, n)) {
-      rc = -1;
-    }
-  }
   return rc;
 }
 
@@ -1364,7 +1333,6 @@ static int compile(comp *c, cdevs_mo *mo) {
   c->alg_col = xcalloc(c, na, sizeof *c->alg_col);
   if (c->oom) return -1;
   int rc = eq_list(c, m->equations, NULL);
-  rc |= eq_whens(c, m->equations, NULL);
   rc |= alg_list(c, m->algorithms, NULL);
   if (rc || c->oom) return -1;
   /* Every state needs its der() equation, every algebraic its defining equation. */

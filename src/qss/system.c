@@ -280,6 +280,10 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     bc_ins in = c->ins[i];
     int op = in.op;
     bc_ins *prev = m > 0 ? &c->ins[m - 1] : NULL;
+    if (prev && op == BC_POW && prev->op == BC_CONST) { /* a^k: the exact power */
+      *prev = (bc_ins){BC_POWK, 0, prev->k};
+      continue;
+    }
     if (prev && (op == BC_ADD || op == BC_SUB || op == BC_MUL || op == BC_DIV)) {
       if (prev->op == BC_CONST && (op != BC_DIV || prev->k != 0.0)) {
         static const uint8_t with_k[] = {[BC_ADD] = BC_ADDK, [BC_SUB] = BC_SUBK, [BC_MUL] = BC_MULK,
