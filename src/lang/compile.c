@@ -1064,8 +1064,8 @@ static double annot_number(comp *c, const annot *a, double dflt) {
   int saved = c->d->errors;
   double r = ceval(c, v, &ok);
   if (!ok) {
-    c->d->errors = saved;
-    lang_error(c->d, a->line, a->col, "%s needs a number", a->key);
+    /* ceval has said why, at the expression; one error, not two */
+    if (c->d->errors == saved) lang_error(c->d, a->line, a->col, "%s needs a number", a->key);
     return dflt;
   }
   return r;
