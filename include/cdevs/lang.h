@@ -78,6 +78,10 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo,
  * port (the equation system's, or a component's). 0, or -1. */
 int cdevs_mo_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **atomic, int *port);
 
+/* The library blocks a model file can instantiate, one line each: name, input and
+ * output ports, parameters (the modifiers a declaration takes). */
+void cdevs_mo_list_blocks(FILE *out);
+
 /* Counters of a running model, from its state (cdevs_sim_state). */
 typedef struct cdevs_mo_stats {
   uint64_t steps;     /* requantizations */

@@ -867,53 +867,7 @@ static int cmd_run(opts *o) {
 /* ---- list-blocks ------------------------------------------------------------------------ */
 
 static int cmd_list_blocks(void) {
-  static const struct {
-    const cdevs_atomic_ops *ops;
-    const char *params;
-  } blocks[] = {
-      {&cdevs_integrator_ops, "method (QSS1..LIQSS3), x0, dqrel, dqmin"},
-      {&cdevs_reset_integrator_ops, "method, x0, dqrel, dqmin; an event on reset sets x"},
-      {&cdevs_constant_ops, "value"},
-      {&cdevs_step_ops, "t_step, before, after"},
-      {&cdevs_ramp_ops, "t_start, t_end, y_start, y_end"},
-      {&cdevs_sine_ops, "amplitude, freq, phase, offset, order (1..3), dq"},
-      {&cdevs_pulse_ops, "low, high, period, duty, delay"},
-      {&cdevs_triangle_ops, "low, high, period, delay"},
-      {&cdevs_saw_ops, "low, high, period, delay"},
-      {&cdevs_pwm_ops, "low, high, period"},
-      {&cdevs_table_ops, "t[], y[], n, linear (cdevs_table_load_csv reads a CSV)"},
-      {&cdevs_wsum_ops, "n (1..8), w[]"},
-      {&cdevs_gain_ops, "k"},
-      {&cdevs_mult_ops, "n (2..8)"},
-      {&cdevs_div_ops, "-"},
-      {&cdevs_inv_ops, "-"},
-      {&cdevs_square_ops, "-"},
-      {&cdevs_pow_ops, "p"},
-      {&cdevs_func_ops, "fn: sin cos tan exp log sqrt tanh atan abs"},
-      {&cdevs_cross_ops, "level, direction (-1, 0, 1), value"},
-      {&cdevs_comparator_ops, "level, low, high"},
-      {&cdevs_hysteresis_ops, "x_on, x_off, low, high, start_high"},
-      {&cdevs_switch_ops, "level"},
-      {&cdevs_saturation_ops, "lo, hi"},
-      {&cdevs_quantizer_ops, "quantum, hysteresis"},
-      {&cdevs_sample_hold_ops, "-"},
-      {&cdevs_sampler_ops, "period, order (0..2), numerical"},
-      {&cdevs_recorder_ops, "n (1..8), step, t_stop"},
-      {&cdevs_counter_ops, "-"},
-      {&cdevs_generator_ops, "first, period"},
-      {&cdevs_processor_ops, "processing_time"},
-      {&cdevs_transducer_ops, "observation_time"},
-  };
-  for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
-    const cdevs_atomic_ops *o = blocks[i].ops;
-    printf("%-16s in:", o->type);
-    for (const cdevs_port_def *p = o->inputs; p && p->name; p++) printf(" %s", p->name);
-    if (!o->inputs || !o->inputs[0].name) printf(" -");
-    printf("  out:");
-    for (const cdevs_port_def *p = o->outputs; p && p->name; p++) printf(" %s", p->name);
-    if (!o->outputs || !o->outputs[0].name) printf(" -");
-    printf("  params: %s\n", blocks[i].params);
-  }
+  cdevs_mo_list_blocks(stdout);
   return 0;
 }
 

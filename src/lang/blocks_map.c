@@ -2,10 +2,13 @@
 /* The library blocks a model file can instantiate (cdevs.Integrator x(x0 = 1)), with
  * their parameters by name, mapped onto the blocks' params structs. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "blocks_map.h"
 #include "cdevs/continuous.h"
+#include "cdevs/lang.h"
+#include "cdevs/taylor.h"
 
 #define P(type, field, kind) {#field, offsetof(type, field), kind}
 
@@ -84,4 +87,31 @@ size_t lang_block_names(const char **out, size_t max) {
   size_t n = 0;
   for (size_t i = 0; i < sizeof blocks / sizeof blocks[0] && n < max; i++) out[n++] = blocks[i].name;
   return n;
+}
+
+/* The table above is the one list: what a model may instantiate is what is listed. */
+void cdevs_mo_list_blocks(FILE *out) {
+  for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+    const lang_block *b = &blocks[i];
+    fprintf(out, "%-16s in:", b->name);
+    const cdevs_port_def *p = b->ops->inputs;
+    for (; p && p->name; p++) fprintf(out, " %s", p->name);
+    if (p == b->ops->inputs || !b->ops->inputs) fprintf(out, " -");
+    fprintf(out, "  out:");
+    for (p = b->ops->outputs; p && p->name; p++) fprintf(out, " %s", p->name);
+    if (p == b->ops->outputs || !b->ops->outputs) fprintf(out, " -");
+    fprintf(out, "  params:");
+    for (const lang_param *q = b->params; q->name; q++) {
+      fprintf(out, "%s %s", q == b->params ? "" : ",", q->name);
+      if (q->kind == LP_REALS) fprintf(out, "[]");
+      if (q->kind == LP_METHOD) fprintf(out, " (QSS1..QSS3, LIQSS1..LIQSS3)");
+      if (q->kind == LP_FN) {
+        fprintf(out, " (");
+        for (int f = 1; cdevs_fn_name((cdevs_fn)f); f++) fprintf(out, "%s%s", f > 1 ? " " : "", cdevs_fn_name((cdevs_fn)f));
+        fprintf(out, ")");
+      }
+    }
+    if (!b->params->name) fprintf(out, " -");
+    fprintf(out, "\n");
+  }
 }
