@@ -346,7 +346,12 @@ typedef struct sys_state {
   hent *heap;         /* items by time: states' tn, then crossings' planned times */
   uint32_t *pos, nheap;
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
-  int has_alg_out;    /* some output is an algebraic variable */
+  /* Outputs: so and dso list those of each state and discrete; alg_out those that
+   * are algebraics (re-sent after every change, as anything may move them). The
+   * changed ones wait in dirty[0..ndirty) (out_dirty flags them) for the zero-time
+   * transition whose λ sends them. */
+  csr so, dso;
+  uint32_t *alg_out, n_alg_out, *dirty, ndirty;
   /* Algebraics are evaluated on demand, each once per change: alg[a] is current when
    * alg_stamp[a] == stamp, and stamp moves on whenever a state's q, a discrete or the
    * time changes. aa lists the algebraics each algebraic reads, da and za those each
@@ -358,7 +363,6 @@ typedef struct sys_state {
   double algs_t;
   uint8_t *self_dep;  /* derivative j reads state j */
   uint8_t *out_dirty;
-  int emit_pending;
   double t;
   cdevs__crand rng;
   uint32_t cur_cross; /* the crossing whose handler runs; its plan was redone if touched */
@@ -567,10 +571,9 @@ static int all_algs(cdevs_ctx *cx, sys_state *s, double t) {
 
 /* λ (const) emits algebraic outputs from s->alg: bring them up to date first. */
 static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
-  if (!s->emit_pending || !s->has_alg_out) return;
-  const cdevs__sys_spec *sp = s->sp;
-  for (uint32_t o = 0; o < sp->n_out; o++)
-    if (sp->out_kind[o] == 1 && ensure_algs(cx, s, &sp->out_index[o], 1, t, UINT32_MAX)) return;
+  if (!s->ndirty) return;
+  for (uint32_t k = 0; k < s->n_alg_out; k++)
+    if (ensure_algs(cx, s, &s->sp->out_index[s->alg_out[k]], 1, t, UINT32_MAX)) return;
 }
 
 #define LIST(c, i) (&(c).to[(c).start[i]]), ((c).start[(i) + 1] - (c).start[i])
@@ -651,10 +654,15 @@ static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   return 0;
 }
 
-static void mark_state_outputs(sys_state *s, uint32_t i, int kind) {
-  const cdevs__sys_spec *sp = s->sp;
-  for (uint32_t o = 0; o < sp->n_out; o++)
-    if (sp->out_kind[o] == kind && sp->out_index[o] == i) s->out_dirty[o] = 1, s->emit_pending = 1;
+static void mark_output(sys_state *s, uint32_t o) {
+  if (!s->out_dirty[o]) s->out_dirty[o] = 1, s->dirty[s->ndirty++] = o;
+}
+
+/* Variable i (of the kind whose outputs `by` lists) changed: its outputs, and the
+ * algebraic ones, are to be sent. */
+static void mark_outputs(sys_state *s, const csr *by, uint32_t i) {
+  for (uint32_t k = by->start[i]; k < by->start[i + 1]; k++) mark_output(s, by->to[k]);
+  for (uint32_t k = 0; k < s->n_alg_out; k++) mark_output(s, s->alg_out[k]);
 }
 
 static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t) {
@@ -662,9 +670,7 @@ static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t)
     if (update_der(cx, s, s->sd.to[k], t)) return -1;
   for (uint32_t k = s->sz.start[i]; k < s->sz.start[i + 1]; k++)
     if (plan_cross(cx, s, s->sz.to[k], t)) return -1;
-  mark_state_outputs(s, i, 0);
-  for (uint32_t o = 0; o < s->sp->n_out; o++)
-    if (s->sp->out_kind[o] == 1) s->out_dirty[o] = 1, s->emit_pending = 1;
+  mark_outputs(s, &s->so, i);
   return 0;
 }
 
@@ -707,9 +713,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       }
       for (uint32_t k = s->dz.start[ac->target]; k < s->dz.start[ac->target + 1]; k++)
         if (plan_cross(cx, s, s->dz.to[k], t)) return -1;
-      mark_state_outputs(s, ac->target, 2);
-      for (uint32_t o = 0; o < sp->n_out; o++)
-        if (sp->out_kind[o] == 1) s->out_dirty[o] = 1, s->emit_pending = 1;
+      mark_outputs(s, &s->dso, ac->target);
     }
   }
   return 0;
@@ -747,7 +751,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
            SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 2 * SZ(nz) +
            SZ(nz * sizeof(double)) +
            SZ(nitems * sizeof(hent)) + SZ(nitems * sizeof(uint32_t)) + SZ(ns) +
-           SZ(sp->n_out) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4]));
+           SZ(sp->n_out) + 2 * SZ(sp->n_out * sizeof(uint32_t)) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4]));
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
   memset(s->block, 0, bytes);
@@ -764,6 +768,8 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->pos = take(&p, nitems * sizeof(uint32_t));
   s->self_dep = take(&p, ns);
   s->out_dirty = take(&p, sp->n_out);
+  s->alg_out = take(&p, sp->n_out * sizeof(uint32_t));
+  s->dirty = take(&p, sp->n_out * sizeof(uint32_t));
   s->alg_stamp = take(&p, sp->n_algs * sizeof(uint32_t));
   s->seed_stamp = take(&p, sp->n_algs * sizeof(uint32_t));
   s->alg_todo = take(&p, sp->n_algs * sizeof(uint32_t));
@@ -815,11 +821,16 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     }
   for (uint32_t z = 0; z < nz; z++)
     if (plan_cross(cx, s, z, s->t)) return CDEVS_EMODEL;
+  pairs ps[2] = {{0}, {0}};
+  int bad_out = 0;
   for (uint32_t o = 0; o < sp->n_out; o++) {
-    s->out_dirty[o] = 1;
-    if (sp->out_kind[o] == 1) s->has_alg_out = 1;
+    if (sp->out_kind[o] == 1) s->alg_out[s->n_alg_out++] = o;
+    else bad_out |= pairs_push(&ps[sp->out_kind[o] == 2], sp->out_index[o], o);
+    mark_output(s, o); /* every output is sent at the start */
   }
-  s->emit_pending = sp->n_out > 0;
+  bad_out = bad_out || pairs_to_csr(s, &s->so, ns, &ps[0]) || pairs_to_csr(s, &s->dso, sp->n_discs, &ps[1]);
+  free(ps[0].p), free(ps[1].p);
+  if (bad_out) return CDEVS_ENOMEM;
   algs_for_outputs(cx, s, s->t);
   s->cur_cross = UINT32_MAX;
   s->rng = sp->rng; /* handlers go on with the initial algorithm's stream */
@@ -837,22 +848,23 @@ static void sys_fini(void *state) {
   free_csr(s->alloc, &s->aa, sp->n_algs);
   free_csr(s->alloc, &s->da, sp->n_states);
   free_csr(s->alloc, &s->za, sp->n_cross);
+  free_csr(s->alloc, &s->so, sp->n_states);
+  free_csr(s->alloc, &s->dso, sp->n_discs);
   if (s->block) s->alloc->realloc(s->alloc->ud, s->block, s->bytes ? s->bytes : 16, 0);
 }
 
 static double sys_ta(const void *state) {
   const sys_state *s = state;
-  if (s->emit_pending) return 0.0;
+  if (s->ndirty) return 0.0;
   return s->nheap ? s->heap[0].k - s->t : INFINITY;
 }
 
 static void sys_output(cdevs_ctx *cx, const void *state) {
   const sys_state *s = state;
-  if (!s->emit_pending) return;
   const cdevs__sys_spec *sp = s->sp;
   double t = cdevs_ctx_time(cx);
-  for (uint32_t o = 0; o < sp->n_out; o++) {
-    if (!s->out_dirty[o]) continue;
+  for (uint32_t k = 0; k < s->ndirty; k++) {
+    uint32_t o = s->dirty[k];
     double c[4] = {0, 0, 0, 0};
     int order = 0;
     if (sp->out_kind[o] == 0) {
@@ -872,9 +884,9 @@ static void sys_output(cdevs_ctx *cx, const void *state) {
 static void sys_int(cdevs_ctx *cx, void *state) {
   sys_state *s = state;
   double t = s->t = cdevs_ctx_time(cx);
-  if (s->emit_pending) {
-    s->emit_pending = 0;
-    memset(s->out_dirty, 0, s->sp->n_out);
+  if (s->ndirty) {
+    for (uint32_t k = 0; k < s->ndirty; k++) s->out_dirty[s->dirty[k]] = 0;
+    s->ndirty = 0;
     return;
   }
   uint32_t item = s->heap[0].i;
