@@ -563,12 +563,6 @@ static int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, uint3
   return 0;
 }
 
-static int all_algs(cdevs_ctx *cx, sys_state *s, double t) {
-  for (uint32_t a = 0; a < s->sp->n_algs; a++)
-    if (ensure_algs(cx, s, &a, 1, t, UINT32_MAX)) return -1;
-  return 0;
-}
-
 /* λ (const) emits algebraic outputs from s->alg: bring them up to date first. */
 static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
   if (!s->ndirty) return;
@@ -682,7 +676,9 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       a = ac->target - 1;
       continue;
     }
-    if (all_algs(cx, s, t)) return -1;
+    for (uint32_t i = 0; i < ac->value.n; i++) /* the algebraics it reads, and theirs */
+      if (ac->value.ins[i].op == BC_ALG && ensure_algs(cx, s, &ac->value.ins[i].arg, 1, t, UINT32_MAX))
+        return -1;
     bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng, UINT32_MAX};
     double val[4];
     /* Values of states inside handlers are x, not q: evaluate with order 0 on q
@@ -929,11 +925,11 @@ static void sys_int(cdevs_ctx *cx, void *state) {
   if (!s->cur_touched && jumped) {
     if (plan_cross(cx, s, z, t)) return; /* from the value it jumped to */
   } else if (!s->cur_touched) {
-    /* The handler left the function alone: plan the next crossing from the root,
-     * with the value there taken as 0 so round-off cannot find this one again.
-     * (When the handler changed what the function reads, plan_cross has already
-     * planned it from its new value, a jump included.) */
-    if (eval_cross(cx, s, z, t, f)) return;
+    /* The handler left the function alone (what it reads, and so f, is as before
+     * the handler): plan the next crossing from the root, with the value there
+     * taken as the level so round-off cannot find this one again. (When the
+     * handler changed what the function reads, plan_cross has already planned it
+     * from its new value, a jump included.) */
     f[0] = s->zsign[z] * s->zhyst[z]; /* at the level it just reached */
     hfix(s, item, t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * s->zhyst[z], s->zsign[z]));
   }
