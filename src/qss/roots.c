@@ -230,7 +230,7 @@ double cdevs__poly_band_exit(const double *d, int deg, double bound) {
     int n = cdevs__poly_real_roots(dp, 2, r), k = 0;
     while (k < n && !(r[k] > 0.0)) k++;
     if (k + 1 < n && r[k + 1] < t1) {
-      double v = d[0] + r[k + 1] * (d[1] + r[k + 1] * (d[2] + r[k + 1] * d[3]));
+      double v = peval(d, 3, r[k + 1]);
       if (s * v <= -bound) other = 1;
     }
   } /* degrees 1 and 2: d cannot turn back and still reach s·bound later */

@@ -7,6 +7,18 @@
 #ifndef CDEVS_QSS_SERIES_H
 #define CDEVS_QSS_SERIES_H
 
+static inline void cdevs__series_const(double *r, double v) {
+  r[0] = v;
+  r[1] = r[2] = r[3] = 0.0;
+}
+
+/* No coefficient above the constant one up to order: a constant series. */
+static inline int cdevs__series_is_const(const double *a, int order) {
+  for (int k = 1; k <= order; k++)
+    if (a[k] != 0.0) return 0;
+  return 1;
+}
+
 static inline void cdevs__series_add(double *r, const double *a, const double *b, int order) {
   for (int k = 0; k < 4; k++) r[k] = k <= order ? a[k] + b[k] : 0.0;
 }

@@ -22,17 +22,6 @@
 
 /* ---- Bytecode evaluation --------------------------------------------------------- */
 
-static void konst(double *r, double v) {
-  r[0] = v;
-  r[1] = r[2] = r[3] = 0.0;
-}
-
-static int is_const(const double *a, int order) {
-  for (int k = 1; k <= order; k++)
-    if (a[k] != 0.0) return 0;
-  return 1;
-}
-
 static int cmp_op(int op, double a, double b) {
   switch (op) {
   case BC_LT: return a < b;
@@ -50,7 +39,7 @@ static inline void load_state(const bc_env *env, uint32_t j, int order, double *
   if (env->seed != UINT32_MAX) { /* the partial derivative with respect to q_seed */
     double q[4];
     cdevs__qvar_q(&env->states[j], env->m, env->t, q);
-    konst(r, q[0]);
+    cdevs__series_const(r, q[0]);
     if (j == env->seed) r[1] = 1.0;
     return;
   }
@@ -77,11 +66,11 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
     double *r;
     int st_ok = CDEVS_OK;
     switch ((bc_op)in->op) {
-    case BC_CONST: konst(st[sp++], in->k); break;
-    case BC_PARAM: konst(st[sp++], env->params[in->arg]); break;
-    case BC_DISC: konst(st[sp++], env->discs[in->arg]); break;
+    case BC_CONST: cdevs__series_const(st[sp++], in->k); break;
+    case BC_PARAM: cdevs__series_const(st[sp++], env->params[in->arg]); break;
+    case BC_DISC: cdevs__series_const(st[sp++], env->discs[in->arg]); break;
     case BC_TIME:
-      konst(st[sp], env->t);
+      cdevs__series_const(st[sp], env->t);
       if (order >= 1 && env->seed == UINT32_MAX) st[sp][1] = 1.0;
       sp++;
       break;
@@ -119,7 +108,7 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
     case BC_MUL: {
       sp--;
       double *a = st[sp - 1], *b = st[sp];
-      if (is_const(b, order)) { /* by a constant (a parameter): a scaling, same result */
+      if (cdevs__series_is_const(b, order)) { /* by a constant (a parameter): a scaling, same result */
         for (int k = 0; k <= order; k++) a[k] *= b[0];
         break;
       }
@@ -128,7 +117,7 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
     }
     case BC_DIV:
       sp--;
-      if (is_const(st[sp], order) && st[sp][0] != 0.0)
+      if (cdevs__series_is_const(st[sp], order) && st[sp][0] != 0.0)
         for (int k = 0; k <= order; k++) st[sp - 1][k] /= st[sp][0];
       else
         st_ok = cdevs_taylor_div(st[sp - 1], st[sp - 1], st[sp], order);
@@ -141,10 +130,7 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
       /* a^b = exp(b·log a); a constant b falls back to the exact power. */
       sp--;
       r = st[sp - 1];
-      int const_b = 1;
-      for (int k = 1; k <= order; k++)
-        if (st[sp][k] != 0.0) const_b = 0;
-      if (const_b) {
+      if (cdevs__series_is_const(st[sp], order)) {
         st_ok = cdevs_taylor_pow(r, r, st[sp][0], order);
       } else {
         double l[4];
@@ -177,7 +163,7 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
         cdevs_taylor_atan(r, q, order);
         r[0] = atan2(y0, x0);
       } else {
-        konst(r, atan2(y0, x0));
+        cdevs__series_const(r, atan2(y0, x0));
       }
       break;
     }
@@ -193,19 +179,19 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
       for (int k = 1; k <= order; k++) r[k] -= q * st[sp][k];
       break;
     }
-    case BC_SIGN: r = st[sp - 1], konst(r, (r[0] > 0) - (r[0] < 0)); break;
-    case BC_FLOOR: r = st[sp - 1], konst(r, floor(r[0])); break;
-    case BC_CEIL: r = st[sp - 1], konst(r, ceil(r[0])); break;
+    case BC_SIGN: r = st[sp - 1], cdevs__series_const(r, (r[0] > 0) - (r[0] < 0)); break;
+    case BC_FLOOR: r = st[sp - 1], cdevs__series_const(r, floor(r[0])); break;
+    case BC_CEIL: r = st[sp - 1], cdevs__series_const(r, ceil(r[0])); break;
     case BC_LT: case BC_LE: case BC_GT: case BC_GE: case BC_EQ: case BC_NE:
       sp--;
-      konst(st[sp - 1], cmp_op(in->op, st[sp - 1][0], st[sp][0]));
+      cdevs__series_const(st[sp - 1], cmp_op(in->op, st[sp - 1][0], st[sp][0]));
       break;
-    case BC_AND: sp--, konst(st[sp - 1], st[sp - 1][0] != 0.0 && st[sp][0] != 0.0); break;
-    case BC_OR: sp--, konst(st[sp - 1], st[sp - 1][0] != 0.0 || st[sp][0] != 0.0); break;
-    case BC_NOT: konst(st[sp - 1], st[sp - 1][0] == 0.0); break;
+    case BC_AND: sp--, cdevs__series_const(st[sp - 1], st[sp - 1][0] != 0.0 && st[sp][0] != 0.0); break;
+    case BC_OR: sp--, cdevs__series_const(st[sp - 1], st[sp - 1][0] != 0.0 || st[sp][0] != 0.0); break;
+    case BC_NOT: cdevs__series_const(st[sp - 1], st[sp - 1][0] == 0.0); break;
     case BC_RAND: {
       if (!env->rng) return CDEVS_EDOMAIN;
-      konst(st[sp - 1], cdevs__crand_scaled(env->rng, st[sp - 1][0]));
+      cdevs__series_const(st[sp - 1], cdevs__crand_scaled(env->rng, st[sp - 1][0]));
       break;
     }
     case BC_SELECT:

@@ -17,8 +17,7 @@ static void finish(double *r, const double *t, int order) {
 
 void cdevs_taylor_const(double *r, double v, int order) {
   (void)order;
-  r[0] = v;
-  r[1] = r[2] = r[3] = 0.0;
+  cdevs__series_const(r, v);
 }
 
 void cdevs_taylor_add(double *r, const double *a, const double *b, int order) {
@@ -151,17 +150,11 @@ void cdevs_taylor_atan(double *r, const double *a, int order) {
   finish(r, t, order);
 }
 
-static int higher_all_zero(const double *a, int order) {
-  for (int k = 1; k <= order; k++)
-    if (a[k] != 0.0) return 0;
-  return 1;
-}
-
 int cdevs_taylor_sqrt(double *r, const double *a, int order) {
   if (a[0] < 0.0 || isnan(a[0])) return CDEVS_EDOMAIN;
   if (a[0] == 0.0) {
     /* sqrt is not differentiable at 0: only a constant zero series is defined. */
-    if (!higher_all_zero(a, order)) return CDEVS_EDOMAIN;
+    if (!cdevs__series_is_const(a, order)) return CDEVS_EDOMAIN;
     cdevs_taylor_const(r, 0.0, order);
     return CDEVS_OK;
   }
@@ -198,7 +191,7 @@ int cdevs_taylor_pow(double *r, const double *a, double p, int order) {
   if ((!integer && a[0] < 0.0) || isnan(a[0])) return CDEVS_EDOMAIN;
   if (a[0] == 0.0) {
     /* a = a1·τ + …: a^p starts at τ^p, beyond order 3 when p > 3. */
-    if (p < 0.0 || (!higher_all_zero(a, order) && !(integer && p > 3.0))) return CDEVS_EDOMAIN;
+    if (p < 0.0 || (!cdevs__series_is_const(a, order) && !(integer && p > 3.0))) return CDEVS_EDOMAIN;
     cdevs_taylor_const(r, 0.0, order);
     return CDEVS_OK;
   }
