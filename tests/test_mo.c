@@ -104,7 +104,10 @@ static void test_stiff(void) {
   double d1 = -20.2, d2 = 20.0, c2 = (d2 - 100 * l1 * d1) / (100 * (l2 - l1)), c1 = d1 - c2;
   double e1 = 0, e2 = 0;
   for (double t = 0; t <= 500; t += 0.01) {
-    cdevs_sim_run(r.sim, t);
+    if (cdevs_sim_run(r.sim, t)) {
+      check_failed++;
+      break;
+    }
     double x1 = 20.2 + c1 * exp(l1 * t) + c2 * exp(l2 * t);
     double x2 = 100 * (l1 * c1 * exp(l1 * t) + l2 * c2 * exp(l2 * t));
     if (fabs(x_at(&r, 0, t) - x1) > e1) e1 = fabs(x_at(&r, 0, t) - x1);
@@ -115,8 +118,8 @@ static void test_stiff(void) {
   printf("stiff.mo LIQSS2: %llu steps, max error (%.3g, %.3g)\n", (unsigned long long)st.steps, e1, e2);
   /* Bound: |V|·|V⁻¹|·2ΔQ with ΔQ up to 1e-3·20.2: (0.0404, 0.121) as in test_qss. */
   CHECK(e1 <= 0.0404 && e2 <= 0.121);
-  /* Published: about 66 steps for LIQSS2 on this system. */
-  CHECK(st.steps > 0 && st.steps < 100);
+  /* Published: about 66 steps for LIQSS2 on this system; within a factor of 2. */
+  CHECK(st.steps >= 33 && st.steps <= 132);
   run_close(&r);
 }
 
@@ -164,7 +167,10 @@ static void test_buck(void) {
   int n = 0;
   for (int k = 1; k <= 1000; k++) { /* the same samples: every 1e-6 of the last ten periods */
     double t = 0.009 + k * T / 100;
-    cdevs_sim_run(r.sim, t);
+    if (cdevs_sim_run(r.sim, t)) {
+      check_failed++;
+      break;
+    }
     sum += x_at(&r, 1, t), n++;
   }
   cdevs_mo_stats st;
@@ -197,7 +203,10 @@ static void test_lotka(void) {
   if (run_open(&r, "lotka/lotka.mo")) return;
   double V0 = 0.1 * 0.5 - 0.1 * log(0.5) + 0.1 * 0.5 - 0.1 * log(0.5), drift = 0;
   for (double t = 0; t <= 300; t += 0.1) {
-    cdevs_sim_run(r.sim, t);
+    if (cdevs_sim_run(r.sim, t)) {
+      check_failed++;
+      break;
+    }
     double x = x_at(&r, 0, t), y = x_at(&r, 1, t);
     double V = 0.1 * x - 0.1 * log(x) + 0.1 * y - 0.1 * log(y);
     if (fabs(V - V0) > drift) drift = fabs(V - V0);
