@@ -9,7 +9,6 @@
 typedef struct integ_state {
   cdevs__qvar v;
   const cdevs__qss_method *m;
-  double t; /* time of the last transition */
   uint64_t steps;
   int started; /* the start-up output at t0 is done (it is not a requantization) */
 } integ_state;
@@ -34,14 +33,13 @@ static int integ_init(cdevs_ctx *cx, void *state, const void *arg) {
                    p->x0, p->dqrel, p->dqmin);
     return CDEVS_EINVAL;
   }
-  s->t = cdevs_ctx_time(cx);
-  cdevs__qvar_init(&s->v, s->m, p->x0, p->dqrel, p->dqmin, s->t);
+  cdevs__qvar_init(&s->v, s->m, p->x0, p->dqrel, p->dqmin, cdevs_ctx_time(cx));
   return CDEVS_OK;
 }
 
 static double integ_ta(const void *state) {
   const integ_state *s = state;
-  return s->v.tn - s->t;
+  return s->v.tn - s->v.tx; /* every transition moves x's origin (tx) to its time */
 }
 
 static void integ_output(cdevs_ctx *cx, const void *state) {
@@ -54,8 +52,7 @@ static void integ_output(cdevs_ctx *cx, const void *state) {
 
 static void integ_int(cdevs_ctx *cx, void *state) {
   integ_state *s = state;
-  s->t = cdevs_ctx_time(cx);
-  cdevs__qvar_requantize(&s->v, s->m, s->t);
+  cdevs__qvar_requantize(&s->v, s->m, cdevs_ctx_time(cx));
   if (s->started) s->steps++;
   s->started = 1;
 }
@@ -63,7 +60,7 @@ static void integ_int(cdevs_ctx *cx, void *state) {
 static void integ_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   (void)e;
   integ_state *s = state;
-  s->t = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   const cdevs_value *du = NULL, *reset = NULL;
   for (size_t i = 0; i < x->n; i++) {
     if (x->events[i].port == 0)
@@ -73,17 +70,17 @@ static void integ_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) 
   }
   if (du) {
     cdevs__sig d;
-    cdevs__sig_set(&d, du, s->t);
-    cdevs__qvar_set_derivative(&s->v, s->m, s->t, d.c, d.order);
+    cdevs__sig_set(&d, du, t);
+    cdevs__qvar_set_derivative(&s->v, s->m, t, d.c, d.order);
   }
   if (reset) {
     cdevs__sig r;
-    cdevs__sig_set(&r, reset, s->t);
+    cdevs__sig_set(&r, reset, t);
     if (!isfinite(r.c[0])) {
       cdevs_ctx_fail(cx, "integrator reset to a non-finite value");
       return;
     }
-    cdevs__qvar_reset(&s->v, s->m, s->t, r.c[0]);
+    cdevs__qvar_reset(&s->v, s->m, t, r.c[0]);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cdevs/continuous.h"
+#include "core/alloc_impl.h"
 #include "signal.h"
 
 typedef struct rec_state {
@@ -13,7 +14,8 @@ typedef struct rec_state {
   double step, t_stop, t0;
   cdevs__sig u[CDEVS_STATIC_MAX_INPUTS];
   double *rows; /* (1 + n) doubles per row */
-  size_t nrows, cap;
+  size_t nrows;
+  uint32_t cap; /* rows allocated (cdevs__grow: overflow-checked doubling) */
   uint64_t k; /* next sample index */
   double sigma;
   const cdevs_alloc *alloc;
@@ -45,20 +47,15 @@ static int rec_init(cdevs_ctx *cx, void *state, const void *arg) {
 
 static void rec_fini(void *state) {
   rec_state *s = state;
-  if (s->rows) s->alloc->realloc(s->alloc->ud, s->rows, s->cap * (1 + s->n) * sizeof(double), 0);
+  cdevs__free(s->alloc, s->rows, (size_t)s->cap * (1 + (size_t)s->n) * sizeof(double));
 }
 
 static void record(cdevs_ctx *cx, rec_state *s, double t) {
   size_t w = 1 + (size_t)s->n;
-  if (s->nrows == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 256;
-    double *r = s->alloc->realloc(s->alloc->ud, s->rows, s->cap * w * sizeof(double), cap * w * sizeof(double));
-    if (!r) {
-      cdevs_ctx_fail(cx, "recorder: out of memory after %zu rows", s->nrows);
-      return;
-    }
-    s->rows = r;
-    s->cap = cap;
+  if (s->nrows >= UINT32_MAX ||
+      cdevs__grow(s->alloc, (void **)&s->rows, &s->cap, (uint32_t)s->nrows + 1, w * sizeof(double))) {
+    cdevs_ctx_fail(cx, "recorder: out of memory after %zu rows", s->nrows);
+    return;
   }
   double *row = s->rows + s->nrows++ * w;
   row[0] = t;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "cdevs/continuous.h"
+#include "core/alloc_impl.h"
 #include "signal.h"
 
 #define CDEVS_2PI 6.283185307179586
@@ -68,7 +69,7 @@ static int segment(const src_state *s, double *c) {
     }
     c[0] = s->j < 0 ? s->p[2] : s->p[3];
     return 0;
-  case S_SINE: { /* p: amplitude, freq, phase, offset, dq */
+  case S_SINE: { /* p: amplitude, freq, phase, offset, dq, segment length */
     double w = CDEVS_2PI * s->p[1], arg = w * s->t_seg + s->p[2], a[4] = {arg, w, 0, 0};
     cdevs_taylor_sin(c, a, s->order);
     for (int i = 0; i <= s->order; i++) c[i] *= s->p[0];
@@ -115,14 +116,7 @@ static double next_segment(src_state *s) {
     if (s->j == 1) return INFINITY;
     s->j++;
     return s->j == 0 ? s->p[0] : s->p[1];
-  case S_SINE: {
-    /* The truncation error of the degree-m series is at most A·ω^(m+1)·h^(m+1)/(m+1)!. */
-    double w = fabs(CDEVS_2PI * s->p[1]), A = fabs(s->p[0]);
-    int m1 = s->order + 1;
-    double fact = m1 == 1 ? 1 : m1 == 2 ? 2 : m1 == 3 ? 6 : 24;
-    if (A == 0.0 || w == 0.0) return INFINITY;
-    return s->t_seg + pow(fact * s->p[4] / (A * pow(w, m1)), 1.0 / m1);
-  }
+  case S_SINE: return s->t_seg + s->p[5]; /* segments of the length sine_init worked out */
   case S_PULSE:
   case S_TRIANGLE:
   case S_SAW:
@@ -193,6 +187,13 @@ static int sine_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->order = p->order ? p->order : 2;
   if (!all_finite(s->p, 5) || !(p->dq > 0.0) || p->order < 0 || p->order > 3)
     return bad(cx, "sine needs finite parameters, dq > 0 and order 0..3");
+  /* The segment length h: the truncation error of the degree-m series is at most
+   * A·ω^(m+1)·h^(m+1)/(m+1)!, so h = ((m+1)!·dq/(A·ω^(m+1)))^(1/(m+1)); a constant,
+   * worked out once. */
+  double w = fabs(CDEVS_2PI * s->p[1]), A = fabs(s->p[0]);
+  int m1 = s->order + 1;
+  double fact = m1 == 1 ? 1 : m1 == 2 ? 2 : m1 == 3 ? 6 : 24;
+  s->p[5] = A == 0.0 || w == 0.0 ? INFINITY : pow(fact * s->p[4] / (A * pow(w, m1)), 1.0 / m1);
   return src_start(cx, s, S_SINE);
 }
 
@@ -231,8 +232,8 @@ static int table_init(cdevs_ctx *cx, void *state, const void *arg) {
   }
   s->alloc = cdevs_ctx_alloc(cx);
   s->n = p->n; /* fini frees by this size, also after a failure below */
-  s->tt = s->alloc->realloc(s->alloc->ud, NULL, 0, p->n * sizeof(double));
-  s->ty = s->alloc->realloc(s->alloc->ud, NULL, 0, p->n * sizeof(double));
+  s->tt = cdevs__calloc(s->alloc, p->n, sizeof(double));
+  s->ty = cdevs__calloc(s->alloc, p->n, sizeof(double));
   if (!s->tt || !s->ty) return CDEVS_ENOMEM;
   memcpy(s->tt, p->t, p->n * sizeof(double));
   memcpy(s->ty, p->y, p->n * sizeof(double));
@@ -243,8 +244,8 @@ static int table_init(cdevs_ctx *cx, void *state, const void *arg) {
 static void table_fini(void *state) {
   src_state *s = state;
   if (s->alloc) {
-    if (s->tt) s->alloc->realloc(s->alloc->ud, s->tt, s->n * sizeof(double), 0);
-    if (s->ty) s->alloc->realloc(s->alloc->ud, s->ty, s->n * sizeof(double), 0);
+    cdevs__free(s->alloc, s->tt, s->n * sizeof(double));
+    cdevs__free(s->alloc, s->ty, s->n * sizeof(double));
   }
 }
 
