@@ -25,7 +25,7 @@ typedef struct hyb_state {
   double y[4];   /* output to emit */
   int yorder;
   int emit;      /* λ emits y at the planned event */
-  double sigma, tl;
+  double sigma;
   double origin;  /* sampler, PWM: the start time periods count from */
   double t_sample; /* sampler: time of the last sample */
   double hist[3];  /* sampler: the last samples, newest first */
@@ -49,8 +49,7 @@ static int check_finite(cdevs_ctx *cx, const double *p, int n, const char *what)
   return CDEVS_OK;
 }
 
-static void hyb_start(cdevs_ctx *cx, hyb_state *s) {
-  s->tl = cdevs_ctx_time(cx);
+static void hyb_start(hyb_state *s) {
   s->sigma = INFINITY;
   s->snap = NAN;
 }
@@ -134,7 +133,7 @@ static int cross_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "cross detect direction must be -1, 0 or 1 (got %d)", p->direction);
     return CDEVS_EINVAL;
   }
-  hyb_start(cx, s);
+  hyb_start(s);
   return CDEVS_OK;
 }
 
@@ -143,7 +142,7 @@ static int comparator_init(cdevs_ctx *cx, void *state, const void *arg) {
   hyb_state *s = state;
   s->p[0] = p->level, s->p[1] = p->low, s->p[2] = p->high;
   if (check_finite(cx, s->p, 3, "comparator")) return CDEVS_EINVAL;
-  hyb_start(cx, s);
+  hyb_start(s);
   /* Before any input, u = 0: announce the matching output at the start. */
   s->side = 0 > p->level ? 1 : -1;
   set_const_output(s, s->side > 0 ? p->high : p->low);
@@ -153,7 +152,7 @@ static int comparator_init(cdevs_ctx *cx, void *state, const void *arg) {
 
 static void level_ext(cdevs_ctx *cx, void *state, const cdevs_bag *x, int kind) {
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[0], x->events[i].value, t);
   if (s->emit && s->sigma == 0.0) return; /* an announcement is due now: keep it */
   s->snap = NAN;
@@ -162,7 +161,7 @@ static void level_ext(cdevs_ctx *cx, void *state, const cdevs_bag *x, int kind) 
 
 static void level_int(cdevs_ctx *cx, void *state, int kind) {
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   int crossed = s->to != s->side && s->by_root;
   s->side = s->to;
   s->snap = crossed ? s->p[0] : NAN;
@@ -213,7 +212,7 @@ static int hyst_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "hysteresis needs x_off < x_on (got %g, %g)", p->x_off, p->x_on);
     return CDEVS_EINVAL;
   }
-  hyb_start(cx, s);
+  hyb_start(s);
   s->side = s->to = p->start_high ? 1 : -1;
   set_const_output(s, p->start_high ? p->high : p->low);
   s->emit = 1, s->sigma = 0.0;
@@ -223,7 +222,7 @@ static int hyst_init(cdevs_ctx *cx, void *state, const void *arg) {
 static void hyst_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   (void)e;
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[0], x->events[i].value, t);
   if (s->emit && s->sigma == 0.0 && s->to == s->side) return; /* initial announcement */
   hyst_plan(s, t);
@@ -231,7 +230,7 @@ static void hyst_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
 
 static void hyst_int(cdevs_ctx *cx, void *state) {
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   int crossed = s->to != s->side && s->by_root;
   s->side = s->to;
   s->snap = crossed ? (s->side > 0 ? s->p[0] : s->p[1]) : NAN;
@@ -293,7 +292,7 @@ static int sat_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "saturation needs lo < hi (got %g, %g)", p->lo, p->hi);
     return CDEVS_EINVAL;
   }
-  hyb_start(cx, s);
+  hyb_start(s);
   s->side = 2; /* unknown: the first input always produces an output */
   return CDEVS_OK;
 }
@@ -301,7 +300,7 @@ static int sat_init(cdevs_ctx *cx, void *state, const void *arg) {
 static void sat_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   (void)e;
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[0], x->events[i].value, t);
   s->snap = NAN;
   sat_plan(s, t, 1);
@@ -309,7 +308,7 @@ static void sat_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
 
 static void sat_int(cdevs_ctx *cx, void *state) {
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   int from = s->side;
   s->side = s->to;
   /* Snap to the bound between the old and the new region. */
@@ -367,14 +366,14 @@ static int quant_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "quantizer needs quantum > 0 and 0 <= hysteresis < quantum");
     return CDEVS_EINVAL;
   }
-  hyb_start(cx, s);
+  hyb_start(s);
   return CDEVS_OK;
 }
 
 static void quant_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   (void)e;
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[0], x->events[i].value, t);
   int pending = s->emit && s->sigma == 0.0; /* a level change not yet announced */
   s->snap = NAN;
@@ -385,7 +384,7 @@ static void quant_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) 
 
 static void quant_int(cdevs_ctx *cx, void *state) {
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   if (s->emit) { /* the announced level is out: plan the next crossing */
     double c[4];
     int order = input_at(s, 0, t, c);
@@ -436,14 +435,14 @@ static int switch_init(cdevs_ctx *cx, void *state, const void *arg) {
   hyb_state *s = state;
   s->p[0] = p->level;
   if (check_finite(cx, s->p, 1, "switch")) return CDEVS_EINVAL;
-  hyb_start(cx, s);
+  hyb_start(s);
   return CDEVS_OK;
 }
 
 static void switch_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   (void)e;
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   int sel = s->side > 0 ? 0 : 2, changed = s->side == 0;
   for (size_t i = 0; i < x->n; i++) {
     cdevs__sig_set(&s->u[x->events[i].port], x->events[i].value, t);
@@ -454,7 +453,7 @@ static void switch_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
 
 static void switch_int(cdevs_ctx *cx, void *state) {
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   int crossed = s->to != s->side;
   s->side = s->to;
   double c[4];
@@ -470,15 +469,15 @@ static void switch_int(cdevs_ctx *cx, void *state) {
 /* ---- Sample and hold, sampler ------------------------------------------------------ */
 
 static int sh_init(cdevs_ctx *cx, void *state, const void *arg) {
-  (void)arg;
-  hyb_start(cx, state);
+  (void)cx, (void)arg;
+  hyb_start(state);
   return CDEVS_OK;
 }
 
 static void sh_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   (void)e;
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   int trig = 0;
   for (size_t i = 0; i < x->n; i++) {
     if (x->events[i].port == 0)
@@ -496,8 +495,8 @@ static void sh_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
 }
 
 static void sh_int(cdevs_ctx *cx, void *state) {
+  (void)cx;
   hyb_state *s = state;
-  s->tl = cdevs_ctx_time(cx);
   s->emit = 0;
   s->sigma = INFINITY;
 }
@@ -529,7 +528,7 @@ static int sampler_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "sampler needs period > 0 and order 0..2");
     return CDEVS_EINVAL;
   }
-  hyb_start(cx, s);
+  hyb_start(s);
   s->sigma = 0.0;
   s->emit = 1;
   return CDEVS_OK;
@@ -546,7 +545,6 @@ static void sampler_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x
   double t = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[0], x->events[i].value, t);
   s->sigma -= e;
-  s->tl = t;
   /* The input changed at the instant of the last sample (a zero-time cascade):
    * sample again, so the instant's sample holds the settled value. */
   if (s->nhist && t == s->t_sample) {
@@ -557,7 +555,7 @@ static void sampler_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x
 
 static void sampler_int(cdevs_ctx *cx, void *state) {
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   double v = cdevs__sig_eval(&s->u[0], t);
   if (s->emit == 2) { /* a repeated sample replaces the one of this instant */
     s->hist[0] = v;
@@ -608,16 +606,16 @@ static int pwm_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "pwm needs finite levels and period > 0");
     return CDEVS_EINVAL;
   }
-  hyb_start(cx, s);
+  hyb_start(s);
   s->side = 0;
-  pwm_plan(s, s->tl);
+  pwm_plan(s, s->origin);
   return CDEVS_OK;
 }
 
 static void pwm_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   (void)e;
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[0], x->events[i].value, t);
   if (s->emit && s->sigma == 0.0) return;
   s->snap = NAN;
@@ -626,7 +624,7 @@ static void pwm_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
 
 static void pwm_int(cdevs_ctx *cx, void *state) {
   hyb_state *s = state;
-  double t = s->tl = cdevs_ctx_time(cx);
+  double t = cdevs_ctx_time(cx);
   double T = s->p[2], tk = s->origin + (double)s->k * T;
   int crossed = s->to != s->side && s->by_root;
   int jumped = s->to != s->side && !s->by_root;
@@ -635,11 +633,7 @@ static void pwm_int(cdevs_ctx *cx, void *state) {
     s->k++;
     s->side = 0;
   }
-  if (crossed) { /* snap duty - carrier to 0 at the crossing */
-    double c[4];
-    cdevs__sig_at(&s->u[0], t, c);
-    s->snap = (t - tk) / T;
-  }
+  if (crossed) s->snap = (t - tk) / T; /* snap duty - carrier to 0 at the crossing */
   pwm_plan(s, t);
   s->snap = NAN;
   if (s->sigma == 0.0 && s->to == s->side) s->emit = 0;
