@@ -69,12 +69,12 @@ static void dense_until(cdevs_results *r, double t, int inclusive) {
 
 static void on_output(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
   cdevs_results *r = ud;
+  /* Column `port` first: an equation model's outputs are its system's ports 0, 1, …
+   * in column order, so this finds them without scanning every column per event. */
   int col = -1;
-  for (int k = 0; k < r->nports; k++)
-    if (r->src_atomic[k] == atomic && r->src_port[k] == port) {
-      col = k;
-      break;
-    }
+  if (port >= 0 && port < r->nports && r->src_atomic[port] == atomic && r->src_port[port] == port) col = port;
+  for (int k = 0; col < 0 && k < r->nports; k++)
+    if (r->src_atomic[k] == atomic && r->src_port[k] == port) col = k;
   if (col < 0) return;
   if (r->step > 0.0) {
     dense_until(r, t, 0);
