@@ -480,8 +480,24 @@ static void test_nested_when_and_powers(void) {
   run_close(&r);
 }
 
+/* Start values take the functions equations take (atan2, tanh, sign were "cannot
+ * be evaluated here"), with libm's values; outside a domain is an error, not a NaN. */
+static void test_start_functions(void) {
+  run r;
+  if (run_text(&r, "model m\n  parameter Real a = atan2(1, 1) + tanh(1) + sign(-2) + sqrt(4);\n"
+                   "  Real x(start = a);\nequation\n  der(x) = 0;\nend m;\n", CDEVS_QSS2, 1e-6, 1e-9))
+    return;
+  CHECK_NEAR(x_at(&r, 0, 0.0), atan2(1.0, 1.0) + tanh(1.0) - 1.0 + 2.0, 1e-15);
+  run_close(&r);
+  char out[1024];
+  CHECK_EQ_INT(load_text("model m\n  parameter Real a = log(-1);\n  Real x(start = a);\nequation\n"
+                         "  der(x) = 0;\nend m;\n", out, sizeof out), 1);
+  CHECK_CONTAINS(out, "2:22: error: log(-1) is outside the function's domain");
+}
+
 int main(void) {
   test_nested_when_and_powers();
+  test_start_functions();
   test_derivative_refresh();
   test_output_ranges();
   test_rand_stream();

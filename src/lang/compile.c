@@ -169,13 +169,18 @@ static double call_value(comp *c, const node *n, int *ok) {
   const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
   double a = n->nkid > 0 ? ceval(c, n->kid[0], ok) : 0.0;
   double b = n->nkid > 1 ? ceval(c, n->kid[1], ok) : 0.0;
-  if (!strcmp(f, "sin")) return sin(a);
-  if (!strcmp(f, "cos")) return cos(a);
-  if (!strcmp(f, "tan")) return tan(a);
-  if (!strcmp(f, "exp")) return exp(a);
-  if (!strcmp(f, "log")) return log(a);
-  if (!strcmp(f, "sqrt")) return sqrt(a);
-  if (!strcmp(f, "abs")) return fabs(a);
+  cdevs_fn fn = cdevs_fn_parse(f);
+  if (fn && n->nkid == 1) { /* the unary functions of equations, by the same code */
+    double x[4] = {a, 0, 0, 0}, r[4];
+    if (*ok && cdevs_taylor_fn(r, x, fn, 0)) {
+      lang_error(c->d, n->line, n->col, "%s(%g) is outside the function's domain", n->name, a);
+      *ok = 0;
+      return 0.0;
+    }
+    return r[0];
+  }
+  if (!strcmp(f, "atan2")) return atan2(a, b);
+  if (!strcmp(f, "sign")) return (a > 0.0) - (a < 0.0);
   if (!strcmp(f, "floor") || !strcmp(f, "integer")) return floor(a);
   if (!strcmp(f, "ceil")) return ceil(a);
   if (!strcmp(f, "min")) return a < b ? a : b;
