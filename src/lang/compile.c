@@ -14,6 +14,7 @@
 #include "blocks_map.h"
 #include "cdevs/continuous.h"
 #include "cdevs/lang.h"
+#include "core/alloc_impl.h"
 #include "lang_impl.h"
 #include "qss/system.h"
 
@@ -505,15 +506,10 @@ static int exec_list(comp *c, const node *list) {
 /* ---- Bytecode ------------------------------------------------------------------------- */
 
 static void emit(comp *c, bc_op op, uint32_t arg, double k, int delta) {
-  if (c->ncode == c->capcode) {
-    uint32_t cap = c->capcode ? 2 * c->capcode : 32;
-    bc_ins *n = realloc(c->code, cap * sizeof *n);
-    if (!n) {
-      c->oom = 1;
-      return;
-    }
-    c->code = n;
-    c->capcode = cap;
+  /* the default allocator is malloc's, so these arrays are freed with free() */
+  if (CDEVS_GROW(cdevs_alloc_default(), c->code, c->capcode, c->ncode + 1)) {
+    c->oom = 1;
+    return;
   }
   c->code[c->ncode++] = (bc_ins){(uint8_t)op, arg, k};
   c->sp += delta;
@@ -798,15 +794,9 @@ static int eq_list(comp *c, const node *list, void *ud) {
 /* ---- When clauses ----------------------------------------------------------------------- */
 
 static sys_crossing *new_cross(comp *c) {
-  if (c->ncross == c->capcross) {
-    uint32_t cap = c->capcross ? 2 * c->capcross : 16;
-    sys_crossing *n = realloc(c->cross, cap * sizeof *n);
-    if (!n) {
-      c->oom = 1;
-      return NULL;
-    }
-    c->cross = n;
-    c->capcross = cap;
+  if (CDEVS_GROW(cdevs_alloc_default(), c->cross, c->capcross, c->ncross + 1)) {
+    c->oom = 1;
+    return NULL;
   }
   sys_crossing *z = &c->cross[c->ncross++];
   memset(z, 0, sizeof *z);
