@@ -503,6 +503,11 @@ static int exec_list(comp *c, const node *list) {
   return 0;
 }
 
+/* The blocks that hold a state (an integrator, plain or with a reset input). */
+static int is_integrator(const cdevs_atomic_ops *ops) {
+  return ops == &cdevs_integrator_ops || ops == &cdevs_reset_integrator_ops;
+}
+
 /* ---- Bytecode ------------------------------------------------------------------------- */
 
 static void emit(comp *c, bc_op op, uint32_t arg, double k, int delta) {
@@ -1510,7 +1515,7 @@ const char *cdevs_mo_output_name(const cdevs_mo *mo, size_t i) { return i < mo->
 size_t cdevs_mo_state_count(const cdevs_mo *mo) {
   size_t n = mo->spec.n_states;
   for (uint32_t i = 0; i < mo->ncomps; i++)
-    if (mo->comps[i].b->ops == &cdevs_integrator_ops || mo->comps[i].b->ops == &cdevs_reset_integrator_ops) n++;
+    if (is_integrator(mo->comps[i].b->ops)) n++;
   return n;
 }
 
@@ -1606,7 +1611,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     mo_comp *k = &mo->comps[i];
     /* Integrators take the run's method and quanta unless the model set them. */
-    if (k->b->ops == &cdevs_integrator_ops || k->b->ops == &cdevs_reset_integrator_ops) {
+    if (is_integrator(k->b->ops)) {
       cdevs_integrator_params *ip = (cdevs_integrator_params *)(void *)k->arg;
       if (!(k->set & 1u)) ip->method = method;
       if (!(k->set & 4u)) ip->dqrel = tol;
@@ -1638,7 +1643,7 @@ void cdevs_mo_stats_sim(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st) 
   if (mo->system) cdevs_mo_stats_get(cdevs_sim_state(sim, mo->system), st);
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     const cdevs_atomic_ops *ops = mo->comps[i].b->ops;
-    if ((ops == &cdevs_integrator_ops || ops == &cdevs_reset_integrator_ops) && mo->comps[i].model)
+    if (is_integrator(ops) && mo->comps[i].model)
       st->steps += cdevs_integrator_steps(cdevs_sim_state(sim, mo->comps[i].model));
   }
 }
