@@ -44,8 +44,10 @@ static int usage(FILE *f) {
           "        [--n N] [--dqrel R] [--dqmin A] [--tol R] [--stop T]\n"
           "      run a QSS benchmark, print one line of figures\n"
           "  run MODEL.mo [--stop T] [--method M] [--tol R] [--abstol A] [--out F.csv]\n"
-          "        [--vars a,b] [--step H] [--plot F.svg|.png] [--quiet]\n"
+          "        [--vars a,b] [--step H] [--plot F.svg|.png] [--quiet] [--jacobian exact|secant]\n"
           "      simulate an equation model with QSS; a summary line goes to stderr\n"
+          "      (--jacobian: how LIQSS takes its a = df/dx: exact, the default, or from\n"
+          "      the last step's secant as QSS Solver does)\n"
           "  list-blocks\n"
           "      the block library, with each block's ports and parameters\n"
           "  check MODEL.mo\n"
@@ -715,6 +717,7 @@ static int cmd_run(opts *o) {
   const char *path = NULL, *out = NULL, *plot = NULL, *vars = NULL, *v;
   double stop = NAN, tol = NAN, abstol = NAN, step = 0.0;
   cdevs_qss_method method = 0;
+  cdevs_mo_jacobian jac = CDEVS_JAC_EXACT;
   int quiet = 0;
   for (o->i = 2; o->i < o->argc; o->i++) {
     if (o->argv[o->i][0] != '-') {
@@ -725,6 +728,10 @@ static int cmd_run(opts *o) {
     } else if (is_opt(o, "--method")) {
       if (!(v = opt_value(o, "--method")) || cdevs_qss_method_parse(v, &method))
         return bad_opt(o, "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3, got");
+    } else if (is_opt(o, "--jacobian")) {
+      if (!(v = opt_value(o, "--jacobian")) || (strcmp(v, "exact") && strcmp(v, "secant")))
+        return bad_opt(o, "--jacobian needs exact|secant, got");
+      jac = strcmp(v, "exact") ? CDEVS_JAC_SECANT : CDEVS_JAC_EXACT;
     } else if (is_opt(o, "--tol")) {
       if (parse_double(opt_value(o, "--tol"), &tol) || !(tol >= 0)) return bad_opt(o, "--tol needs a value >= 0, got");
     } else if (is_opt(o, "--abstol")) {
@@ -751,7 +758,8 @@ static int cmd_run(opts *o) {
   }
   if (!path) {
     fprintf(stderr, "usage: cdevs run MODEL.mo [--stop T] [--method M] [--tol R] [--abstol A]\n"
-                    "                 [--out FILE.csv] [--vars a,b] [--step H] [--plot FILE.svg] [--quiet]\n");
+                    "                 [--out FILE.csv] [--vars a,b] [--step H] [--plot FILE.svg] [--quiet]\n"
+                    "                 [--jacobian exact|secant]\n");
     return 2;
   }
   if (!out) out = plot ? "results.csv" : NULL;
@@ -784,6 +792,7 @@ static int cmd_run(opts *o) {
   }
   cdevs_model *root = cdevs_root_new(NULL, "run");
   cdevs_mo_set_stop(mo, e.stop);
+  cdevs_mo_set_jacobian(mo, jac);
   (void)cdevs_mo_add(root, "model", mo, e.method, e.tol, e.abstol);
   cdevs_sim_opts so = cdevs_sim_opts_default();
   so.t0 = e.start;

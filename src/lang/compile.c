@@ -91,6 +91,7 @@ struct cdevs_mo {
   cdevs_mo_experiment exp;
   double t_end; /* cdevs_mo_set_stop's, when t_end_set */
   int t_end_set;
+  cdevs_mo_jacobian jacobian; /* cdevs_mo_set_jacobian's */
   char **names;   /* per flat scalar: "x[3]" */
   uint32_t nflat;
   int *cls;
@@ -1510,6 +1511,9 @@ void cdevs_mo_set_stop(cdevs_mo *mo, double stop) {
   mo->t_end = stop;
   mo->t_end_set = 1;
 }
+void cdevs_mo_set_jacobian(cdevs_mo *mo, cdevs_mo_jacobian j) {
+  if (mo) mo->jacobian = j;
+}
 size_t cdevs_mo_output_count(const cdevs_mo *mo) { return mo->n_out; }
 const char *cdevs_mo_output_name(const cdevs_mo *mo, size_t i) { return i < mo->n_out ? mo->out_names[i] : NULL; }
 size_t cdevs_mo_state_count(const cdevs_mo *mo) {
@@ -1597,6 +1601,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   mo->arg.spec = sp;
   mo->arg.method = method;
   mo->arg.t_end = mo->t_end_set ? mo->t_end : mo->exp.stop;
+  mo->arg.secant_a = mo->jacobian == CDEVS_JAC_SECANT;
   int has_eqs = sp->n_states || sp->n_discs || sp->n_cross;
   cdevs_model *holder = parent, *result;
   mo->system = NULL;

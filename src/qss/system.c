@@ -321,6 +321,7 @@ typedef struct hent {
 typedef struct sys_state {
   const cdevs__sys_spec *sp;
   const cdevs__qss_method *m;
+  int secant_a; /* cdevs__sys_arg's */
   const cdevs_alloc *alloc;
   cdevs__qvar *v;
   double (*alg)[4];
@@ -570,7 +571,8 @@ static int exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   double a = d[1] < 0.0 ? d[1] : 0.0;
   int changed = a != s->v[j].a;
   s->v[j].a = a;
-  s->v[j].a_exact = 1;
+  s->v[j].a_exact = !s->secant_a;
+  s->v[j].a_known = 1;
   return changed;
 }
 
@@ -709,6 +711,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   sys_state *s = state;
   s->sp = sp;
   s->m = cdevs__qss_method_get(a->method ? a->method : CDEVS_QSS3);
+  s->secant_a = a->secant_a;
   s->alloc = cdevs_ctx_alloc(cx);
   s->t = cdevs_ctx_time(cx);
   if (!s->m) {
@@ -879,7 +882,8 @@ static void sys_int(cdevs_ctx *cx, void *state) {
       (void)update_der(cx, s, item, t);
       return;
     }
-    if (s->m->linear_implicit && s->self_dep[item]) (void)exact_a(cx, s, item, t);
+    if (s->m->linear_implicit && s->self_dep[item] && !(s->secant_a && s->v[item].a_known))
+      (void)exact_a(cx, s, item, t);
     if (s->self_dep[item]) {
       /* Its own derivative is re-evaluated below (it reads q), and that computes
        * the next time: doing it here too would be thrown away. */

@@ -113,6 +113,10 @@ typedef struct cdevs__sys_arg {
   const cdevs__sys_spec *spec;
   cdevs_qss_method method;
   double t_end; /* where the run ends (LIQSS2's horizon); INFINITY if open-ended */
+  /* LIQSS: a (∂ẋ_j/∂q_j) from the Jacobian at each requantization (0), or from the
+   * secant of the last requantization (1), as QSS Solver does; the Jacobian still
+   * gives the first value and the value after a mode change. */
+  int secant_a;
 } cdevs__sys_arg;
 
 /* Statistics of a running system (from its state). */
