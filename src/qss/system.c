@@ -35,7 +35,7 @@ static int cmp_op(int op, double a, double b) {
 
 /* State j's q around env->t into r (coefficients above order zero), or in a seeded
  * evaluation the value of q with ε on the seed's. */
-static inline void load_state(const bc_env *env, uint32_t j, int order, double *r) {
+static inline void load_state(const bc_env *env, uint32_t j, int order, int dual, double *r) {
   if (env->seed != UINT32_MAX) { /* the partial derivative with respect to q_seed */
     double q[4];
     cdevs__qvar_q(&env->states[j], env->m, env->t, q);
@@ -50,6 +50,7 @@ static inline void load_state(const bc_env *env, uint32_t j, int order, double *
      * the same shift, unrolled. */
     for (int k = 0; k < 4; k++) r[k] = k <= order ? v->q[k] : 0.0;
     cdevs__series_shift(r, order, env->t - v->tq);
+    if (dual && j == env->dual) r[3] = 1.0;
     return;
   }
   cdevs__qvar_q(v, env->m, env->t, r); /* below q's degree (handlers): its value at t */
@@ -57,13 +58,18 @@ static inline void load_state(const bc_env *env, uint32_t j, int order, double *
   if (order < 1) r[1] = 0.0;
 }
 
-/* The evaluator, inlined once per order so that the series loops unroll. */
+/* The evaluator, inlined once per order so that the series loops unroll. With dual
+ * (orders up to 2, codes with dual_ok) coefficient 3 of every operand carries its
+ * partial derivative with respect to q_{env->dual} at τ = 0, forward mode: LIQSS's
+ * ∂ẋ_j/∂q_j comes with the derivative's own evaluation instead of a second one. An
+ * op that rewrites all four coefficients takes the partial aside first (pd). */
 static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c, const bc_env *env, int order,
-                                                               double *out, double (*st)[4]) {
+                                                               int dual, double *out, double (*st)[4]) {
   int sp = 0;
+  const int top = dual ? 3 : order; /* the last coefficient a linear op scales */
   for (uint32_t i = 0; i < c->n; i++) {
     const bc_ins *in = &c->ins[i];
-    double *r;
+    double *r, pd = 0.0;
     int st_ok = CDEVS_OK;
     switch ((bc_op)in->op) {
     case BC_CONST: cdevs__series_const(st[sp++], in->k); break;
@@ -74,58 +80,84 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
       if (order >= 1 && env->seed == UINT32_MAX) st[sp][1] = 1.0;
       sp++;
       break;
-    case BC_STATE: load_state(env, in->arg, order, st[sp++]); break;
+    case BC_STATE: load_state(env, in->arg, order, dual, st[sp++]); break;
     case BC_ADDK: st[sp - 1][0] += in->k; break;
     case BC_SUBK: st[sp - 1][0] -= in->k; break;
     case BC_RSUBK:
       r = st[sp - 1];
       r[0] = in->k - r[0];
-      for (int k = 1; k <= order; k++) r[k] = -r[k];
+      for (int k = 1; k <= top; k++) r[k] = -r[k];
       break;
     case BC_MULK:
-      for (int k = 0; k <= order; k++) st[sp - 1][k] *= in->k;
+      for (int k = 0; k <= top; k++) st[sp - 1][k] *= in->k;
       break;
     case BC_DIVK:
-      for (int k = 0; k <= order; k++) st[sp - 1][k] /= in->k;
+      for (int k = 0; k <= top; k++) st[sp - 1][k] /= in->k;
       break;
     case BC_ADDS: case BC_SUBS: case BC_MULS: {
       double q[4];
-      load_state(env, in->arg, order, q);
+      load_state(env, in->arg, order, dual, q);
       r = st[sp - 1];
-      if (in->op == BC_ADDS)
+      if (in->op == BC_ADDS) {
+        if (dual) pd = r[3] + q[3];
         cdevs__series_add(r, r, q, order);
-      else if (in->op == BC_SUBS)
+      } else if (in->op == BC_SUBS) {
+        if (dual) pd = r[3] - q[3];
         cdevs__series_sub(r, r, q, order);
-      else
+      } else {
+        if (dual) pd = r[0] * q[3] + r[3] * q[0];
         cdevs__series_mul(r, r, q, order);
+      }
+      if (dual) r[3] = pd;
       break;
     }
     case BC_ALG: memcpy(st[sp++], env->algs[in->arg], sizeof st[0]); break;
     /* The linear operations and the product inline (series.h): they are most of
      * what equations do, and a call per operation cost more than the arithmetic. */
-    case BC_ADD: sp--, cdevs__series_add(st[sp - 1], st[sp - 1], st[sp], order); break;
-    case BC_SUB: sp--, cdevs__series_sub(st[sp - 1], st[sp - 1], st[sp], order); break;
+    case BC_ADD:
+      sp--;
+      if (dual) pd = st[sp - 1][3] + st[sp][3];
+      cdevs__series_add(st[sp - 1], st[sp - 1], st[sp], order);
+      if (dual) st[sp - 1][3] = pd;
+      break;
+    case BC_SUB:
+      sp--;
+      if (dual) pd = st[sp - 1][3] - st[sp][3];
+      cdevs__series_sub(st[sp - 1], st[sp - 1], st[sp], order);
+      if (dual) st[sp - 1][3] = pd;
+      break;
     case BC_MUL: {
       sp--;
       double *a = st[sp - 1], *b = st[sp];
-      if (cdevs__series_is_const(b, order)) { /* by a constant (a parameter): a scaling, same result */
-        for (int k = 0; k <= order; k++) a[k] *= b[0];
+      if (cdevs__series_is_const(b, top)) { /* by a constant (a parameter): a scaling, same result */
+        for (int k = 0; k <= top; k++) a[k] *= b[0];
         break;
       }
+      if (dual) pd = a[0] * b[3] + a[3] * b[0];
       cdevs__series_mul(a, a, b, order);
+      if (dual) a[3] = pd;
       break;
     }
     case BC_DIV:
       sp--;
-      if (cdevs__series_is_const(st[sp], order) && st[sp][0] != 0.0)
-        for (int k = 0; k <= order; k++) st[sp - 1][k] /= st[sp][0];
-      else
-        st_ok = cdevs_taylor_div(st[sp - 1], st[sp - 1], st[sp], order);
+      r = st[sp - 1];
+      if (cdevs__series_is_const(st[sp], top) && st[sp][0] != 0.0) {
+        for (int k = 0; k <= top; k++) r[k] /= st[sp][0];
+      } else {
+        double pa = r[3], pb = st[sp][3];
+        st_ok = cdevs_taylor_div(r, r, st[sp], order);
+        if (dual) r[3] = (pa - r[0] * pb) / st[sp][0];
+      }
       break;
     case BC_NEG:
-      for (int k = 0; k <= order; k++) st[sp - 1][k] = -st[sp - 1][k];
+      for (int k = 0; k <= top; k++) st[sp - 1][k] = -st[sp - 1][k];
       break;
-    case BC_POWK: st_ok = cdevs_taylor_pow(st[sp - 1], st[sp - 1], in->k, order); break;
+    case BC_POWK:
+      r = st[sp - 1];
+      if (dual) pd = r[3] == 0.0 ? 0.0 : in->k * pow(r[0], in->k - 1.0) * r[3];
+      st_ok = cdevs_taylor_pow(r, r, in->k, order);
+      if (dual) r[3] = pd;
+      break;
     case BC_POW: {
       /* a^b = exp(b·log a); a constant b falls back to the exact power. */
       sp--;
@@ -206,16 +238,24 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
   }
   /* Coefficient by coefficient: the ops wrote them one at a time, and a wider copy
    * of just-stored values cannot be forwarded from the store buffer (it stalls). */
-  for (int k = 0; k < 4; k++) out[k] = k <= order ? st[0][k] : 0.0;
+  for (int k = 0; k < 4; k++) out[k] = k <= order || (dual && k == 3) ? st[0][k] : 0.0;
   return CDEVS_OK;
 }
 
 int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*st)[4]) {
   switch (order) {
-  case 0: return bc_eval_order(c, env, 0, out, st);
-  case 1: return bc_eval_order(c, env, 1, out, st);
-  case 2: return bc_eval_order(c, env, 2, out, st);
-  default: return bc_eval_order(c, env, 3, out, st);
+  case 0: return bc_eval_order(c, env, 0, 0, out, st);
+  case 1: return bc_eval_order(c, env, 1, 0, out, st);
+  case 2: return bc_eval_order(c, env, 2, 0, out, st);
+  default: return bc_eval_order(c, env, 3, 0, out, st);
+  }
+}
+
+int cdevs__bc_eval_dual(const bc_code *c, const bc_env *env, int order, double *out, double (*st)[4]) {
+  switch (order) {
+  case 0: return bc_eval_order(c, env, 0, 1, out, st);
+  case 1: return bc_eval_order(c, env, 1, 1, out, st);
+  default: return bc_eval_order(c, env, 2, 1, out, st);
   }
 }
 
@@ -251,8 +291,8 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     for (int k = 1; all && k <= ar; k++) all = c->ins[n - 1 - k].op == BC_CONST;
     sp -= (uint32_t)ar - 1;
     if (!all) continue;
-    bc_code mini = {&c->ins[n - 1 - ar], (uint32_t)ar + 1, (uint32_t)ar + 1, 0};
-    bc_env env = {NULL, NULL, NULL, NULL, params, 0.0, NULL, UINT32_MAX};
+    bc_code mini = {&c->ins[n - 1 - ar], (uint32_t)ar + 1, (uint32_t)ar + 1, 0, 0};
+    bc_env env = {NULL, NULL, NULL, NULL, params, 0.0, NULL, UINT32_MAX, UINT32_MAX};
     double v[4];
     if (cdevs__bc_eval(&mini, &env, 0, v, st)) continue;
     n -= (uint32_t)ar + 1;
@@ -297,7 +337,8 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
   }
   c->n = m;
   c->nonlinear = 0;
-  for (uint32_t i = 0; i < m; i++)
+  c->dual_ok = 1;
+  for (uint32_t i = 0; i < m; i++) {
     switch ((bc_op)c->ins[i].op) {
     case BC_MUL: case BC_MULS: case BC_DIV: case BC_POWK: case BC_POW: case BC_FN: case BC_ATAN2:
     case BC_ALG:
@@ -305,6 +346,11 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
       break;
     default: break;
     }
+    switch ((bc_op)c->ins[i].op) {
+    case BC_ALG: case BC_POW: case BC_FN: case BC_ATAN2: case BC_MOD: case BC_RAND: c->dual_ok = 0; break;
+    default: break;
+    }
+  }
 }
 
 /* ---- State ------------------------------------------------------------------------- */
@@ -317,6 +363,10 @@ typedef struct hent {
   double k;
   uint32_t i, pad;
 } hent;
+
+/* How derivative j reads state j: not at all, or it does (LIQSS then needs a =
+ * ∂ẋ_j/∂q_j), or it does and its evaluation also yields a (cdevs__bc_eval_dual). */
+enum { SELF_NONE, SELF_DEP, SELF_FUSED };
 
 typedef struct sys_state {
   const cdevs__sys_spec *sp;
@@ -348,7 +398,7 @@ typedef struct sys_state {
   uint32_t *alg_stamp, *seed_stamp, *alg_todo, stamp, seed_round;
   double (*alg_seed)[4];
   double algs_t;
-  uint8_t *self_dep;  /* derivative j reads state j */
+  uint8_t *self_dep;  /* derivative j reads state j: SELF_*' */
   uint8_t *out_dirty;
   double t;
   cdevs__crand rng;
@@ -524,7 +574,7 @@ static int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, uint3
   }
   uint32_t *mark = seeded ? s->seed_stamp : s->alg_stamp, cur = seeded ? s->seed_round : s->stamp;
   double (*val)[4] = seeded ? s->alg_seed : s->alg;
-  bc_env env = {s->v, s->m, (const double (*)[4])val, s->disc, sp->params, t, NULL, seed};
+  bc_env env = {s->v, s->m, (const double (*)[4])val, s->disc, sp->params, t, NULL, seed, UINT32_MAX};
   int order = seeded ? 1 : s->m->order;
   for (uint32_t r = 0; r < n; r++) {
     uint32_t top = 0;
@@ -565,7 +615,7 @@ static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
 static int exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->da, j), t, j)) return 0;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, j};
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, j, UINT32_MAX};
   double d[4];
   if (cdevs__bc_eval(&sp->der[j], &env, 1, d, s->stack) || !isfinite(d[1])) return 0;
   double a = d[1] < 0.0 ? d[1] : 0.0;
@@ -579,18 +629,22 @@ static int exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
 static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->da, j), t, UINT32_MAX)) return -1;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX};
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, j};
   double d[4];
   int m = s->m->order;
   /* One coefficient more than x's polynomial takes, for the refresh time (see xr),
    * where the derivative can have one. */
-  int extra = sp->der[j].nonlinear;
-  if (cdevs__bc_eval(&sp->der[j], &env, m - 1 + extra, d, s->stack)) {
+  int extra = sp->der[j].nonlinear, fused = s->self_dep[j] == SELF_FUSED;
+  if ((fused ? cdevs__bc_eval_dual : cdevs__bc_eval)(&sp->der[j], &env, m - 1 + extra, d, s->stack)) {
     cdevs_ctx_fail(cx, "der(%s): argument outside the domain of a function",
                    sp->state_names ? sp->state_names[j] : "?");
     return -1;
   }
   s->v[j].xr = extra && isfinite(d[m]) ? d[m] / (m + 1) : 0.0;
+  if (fused && isfinite(d[3])) { /* as exact_a: only a stiff direction is treated implicitly */
+    s->v[j].a = d[3] < 0.0 ? d[3] : 0.0;
+    s->v[j].a_exact = s->v[j].a_known = 1;
+  }
   s->v[j].t_der = t;
   cdevs__qvar_set_derivative(&s->v[j], s->m, t, d, m - 1);
   hfix(s, j, s->v[j].tn);
@@ -601,7 +655,7 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
 static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double *f) {
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->za, z), t, UINT32_MAX)) return -1;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX};
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, UINT32_MAX};
   if (cdevs__bc_eval(&sp->cross[z].f, &env, s->m->order, f, s->stack)) {
     cdevs_ctx_fail(cx, "zero-crossing %u: argument outside the domain of a function", z);
     return -1;
@@ -667,7 +721,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
     for (uint32_t i = 0; i < ac->value.n; i++) /* the algebraics it reads, and theirs */
       if (ac->value.ins[i].op == BC_ALG && ensure_algs(cx, s, &ac->value.ins[i].arg, 1, t, UINT32_MAX))
         return -1;
-    bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng, UINT32_MAX};
+    bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng, UINT32_MAX, UINT32_MAX};
     double val[4];
     /* Values of states inside handlers are x, not q: evaluate with order 0 on q
      * after bringing q to x for the states the action reads would be costlier; QSS
@@ -688,10 +742,12 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       algs_stale(s);
       for (uint32_t k = s->dd.start[ac->target]; k < s->dd.start[ac->target + 1]; k++) {
         uint32_t j = s->dd.to[k];
+        double a_before = s->v[j].a;
         if (update_der(cx, s, j, t)) return -1;
         /* LIQSS: a mode change (a switch's resistance) that changes ∂ẋ/∂q makes q,
          * placed for the old linearisation, stale: requantize now. */
-        if (s->m->linear_implicit && s->self_dep[j] && exact_a(cx, s, j, t)) {
+        if (s->m->linear_implicit && s->self_dep[j] &&
+            (s->self_dep[j] == SELF_FUSED ? s->v[j].a != a_before : exact_a(cx, s, j, t))) {
           hfix(s, j, t);
         }
       }
@@ -781,7 +837,14 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   if (bad) return CDEVS_ENOMEM;
   for (uint32_t i = 0; i < ns; i++)
     for (uint32_t k = s->sd.start[i]; k < s->sd.start[i + 1]; k++)
-      if (s->sd.to[k] == i) s->self_dep[i] = 1;
+      if (s->sd.to[k] == i) s->self_dep[i] = SELF_DEP;
+  /* LIQSS with the exact a: where the derivative's evaluation can carry the partial
+   * (with the refresh coefficient, at most order 2), it does, and no requantization
+   * needs an evaluation of its own. */
+  for (uint32_t i = 0; i < ns; i++)
+    if (s->self_dep[i] && s->m->linear_implicit && !s->secant_a && sp->der[i].dual_ok &&
+        s->m->order - 1 + sp->der[i].nonlinear <= 2)
+      s->self_dep[i] = SELF_FUSED;
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof(double));
   for (uint32_t i = 0; i < ns; i++)
     cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], sp->dqrel[i], sp->dqmin[i], s->t);
@@ -882,7 +945,7 @@ static void sys_int(cdevs_ctx *cx, void *state) {
       (void)update_der(cx, s, item, t);
       return;
     }
-    if (s->m->linear_implicit && s->self_dep[item] && !(s->secant_a && s->v[item].a_known))
+    if (s->m->linear_implicit && s->self_dep[item] == SELF_DEP && !(s->secant_a && s->v[item].a_known))
       (void)exact_a(cx, s, item, t);
     if (s->self_dep[item]) {
       /* Its own derivative is re-evaluated below (it reads q), and that computes

@@ -69,6 +69,9 @@ typedef struct bc_code {
    * two variables, a quotient, a power, a function, an algebraic). A linear one has
    * no Taylor coefficient beyond its inputs' degree. */
   uint8_t nonlinear;
+  /* Set by cdevs__bc_fold: cdevs__bc_eval_dual can evaluate it (no algebraic, which
+   * would need its own partial, and no op without a partial rule). */
+  uint8_t dual_ok;
 } bc_code;
 
 /* One step of a zero-crossing handler, run in order: a discrete assignment, a
@@ -140,8 +143,14 @@ typedef struct bc_env {
    * takes state `seed` as q + ε and everything else (time included) as constant, so
    * coefficient 1 of the result is ∂f/∂q_seed. */
   uint32_t seed;
+  /* cdevs__bc_eval_dual's state: the partial is taken with respect to q_dual. */
+  uint32_t dual;
 } bc_env;
 int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*stack)[4]);
+/* The same at order <= 2, with out[3] = ∂f/∂q_{env->dual} at τ = 0 (forward mode,
+ * the value only); for codes with dual_ok, those without an op it cannot carry a
+ * partial through. */
+int cdevs__bc_eval_dual(const bc_code *c, const bc_env *env, int order, double *out, double (*stack)[4]);
 /* Folds what depends only on constants and parameters (fixed once the initial
  * algorithm has run) into constants, in place, then fuses each op with a constant or
  * state operand loaded just before it (BC_ADDK …, BC_ADDS …). */
