@@ -329,6 +329,12 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
           *prev = (bc_ins){op == BC_ADD ? BC_ADDK : op == BC_SUB ? BC_RSUBK : BC_MULK, 0, k};
         } else {
           *prev = (bc_ins){op == BC_ADD ? BC_ADDS : op == BC_SUB ? BC_SUBS : BC_MULS, j, 0.0};
+          /* -q_a + q_b, as an upwind difference is written: q_b - q_a, two ops fewer */
+          if (op == BC_ADD && m > 2 && c->ins[m - 2].op == BC_NEG && c->ins[m - 3].op == BC_STATE) {
+            c->ins[m - 2] = (bc_ins){BC_SUBS, c->ins[m - 3].arg, 0.0};
+            c->ins[m - 3] = (bc_ins){BC_STATE, j, 0.0};
+            m--;
+          }
         }
         continue;
       }
