@@ -11,6 +11,12 @@
  * holds an array of them. x is the state polynomial around tx (degree = order), q the
  * quantized polynomial around tq (degree = order - 1).
  */
+/* c/n for n = 1..4, where n is a runtime order: by 1, 2 and 4 a product by the
+ * exact reciprocal (the same bits, without the division's latency), by 3 a division. */
+static inline double cdevs__div_small(double c, int n) {
+  return n == 3 ? c / 3.0 : c * (n == 1 ? 1.0 : n == 2 ? 0.5 : 0.25);
+}
+
 typedef struct cdevs__qvar {
   double x[4];
   double q[4];

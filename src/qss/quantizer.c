@@ -245,7 +245,7 @@ void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t)
 void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, double t,
                                 const double *d, int dorder) {
   cdevs__qvar_advance(v, m, t);
-  for (int k = 0; k < m->order; k++) v->x[k + 1] = k <= dorder ? d[k] / (k + 1) : 0.0;
+  for (int k = 0; k < m->order; k++) v->x[k + 1] = k <= dorder ? cdevs__div_small(d[k], k + 1) : 0.0;
   if (m->linear_implicit && v->a_pending && v->a_exact) v->a_pending = 0;
   if (m->linear_implicit && v->a_pending) {
     v->a_pending = 0;

@@ -646,7 +646,7 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
                    sp->state_names ? sp->state_names[j] : "?");
     return -1;
   }
-  s->v[j].xr = extra && isfinite(d[m]) ? d[m] / (m + 1) : 0.0;
+  s->v[j].xr = extra && isfinite(d[m]) ? cdevs__div_small(d[m], m + 1) : 0.0;
   if (fused && isfinite(d[3])) { /* as exact_a: only a stiff direction is treated implicitly */
     s->v[j].a = d[3] < 0.0 ? d[3] : 0.0;
     s->v[j].a_exact = s->v[j].a_known = 1;
