@@ -231,6 +231,60 @@ static void test_devslib_processor(void) {
 
 /* Block A (a generator with its first output at t = 3) feeds block B (a probe whose
    own internal event is also at t = 3). Returns B's log. */
+/* Ticker: an internal event every `period`; each δint logs cdevs_ctx_horizon. */
+typedef struct ticker_state {
+  double period;
+  int n;
+  double t[8], h[8];
+} ticker_state;
+static int ticker_init(cdevs_ctx *cx, void *st, const void *arg) {
+  (void)cx;
+  ((ticker_state *)st)->period = *(const double *)arg;
+  return 0;
+}
+static double ticker_ta(const void *st) { return ((const ticker_state *)st)->period; }
+static void ticker_int(cdevs_ctx *cx, void *st) {
+  ticker_state *s = st;
+  if (s->n < 8) s->t[s->n] = cdevs_ctx_time(cx), s->h[s->n] = cdevs_ctx_horizon(cx), s->n++;
+}
+static const cdevs_atomic_ops ticker_ops = {.type = "Ticker", .state_size = sizeof(ticker_state),
+                                            .arg_size = sizeof(double), .init = ticker_init,
+                                            .ta = ticker_ta, .delta_int = ticker_int};
+static void on_transition(void *ud, double t, uint32_t atomic, cdevs_transition kind, size_t bag, double tn) {
+  (void)t, (void)atomic, (void)kind, (void)bag, (void)tn;
+  ++*(int *)ud;
+}
+
+/* The horizon a model may step its own quiet events to: the next event of anything
+ * else, or the end of the run; the current time when transitions are watched or the
+ * simulator is stepped. A ticks at 1, 2, 3, 4; B at 2.5; the run ends at 4.2. */
+static void test_horizon(void) {
+  for (int mode = 0; mode < 3; mode++) { /* run; run with an observer; step */
+    cdevs_model *root = cdevs_root_new(NULL, "h");
+    double pa = 1.0, pb = 2.5;
+    cdevs_model *a = cdevs_atomic_add(root, "A", &ticker_ops, &pa);
+    cdevs_model *b = cdevs_atomic_add(root, "B", &ticker_ops, &pb);
+    cdevs_sim *sim = NULL;
+    CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+    int seen = 0;
+    cdevs_observer obs = {NULL, on_transition, NULL};
+    if (mode == 1) CHECK_EQ_INT(cdevs_sim_observe(sim, &obs, &seen), CDEVS_OK);
+    if (mode == 2)
+      while (cdevs_sim_next_time(sim) <= 4.2) CHECK_EQ_INT(cdevs_sim_step(sim), CDEVS_OK);
+    else
+      CHECK_EQ_INT(cdevs_sim_run(sim, 4.2), CDEVS_OK);
+    const ticker_state *sa = cdevs_sim_state(sim, a), *sb = cdevs_sim_state(sim, b);
+    static const double free_a[] = {2.5, 2.5, 4.2, 4.2};
+    CHECK_EQ_INT(sa->n, 4);
+    CHECK_EQ_INT(sb->n, 1);
+    for (int k = 0; k < 4 && k < sa->n; k++) CHECK(sa->h[k] == (mode ? sa->t[k] : free_a[k]));
+    CHECK(sb->h[0] == (mode ? 2.5 : 3.0));
+    if (mode == 1) CHECK_EQ_INT(seen, 5);
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+  }
+}
+
 static void two_blocks(cdevs_mode mode, int b_first, char *log, size_t size) {
   cdevs_model *root = cdevs_root_new(NULL, "two");
   cdevs_generator_params g = {3.0, 100.0};
@@ -605,6 +659,7 @@ int main(void) {
   test_validation();
   test_run_errors();
   test_messages();
+  test_horizon();
   test_trace();
   return check_report("test_core");
 }

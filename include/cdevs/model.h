@@ -152,6 +152,14 @@ void cdevs_model_counts_get(const cdevs_model *root, cdevs_model_counts *c);
 
 /* The current simulated time. */
 double cdevs_ctx_time(const cdevs_ctx *cx);
+/* In δint: the time before which nothing outside this model can happen: no other
+ * model's event, no input, not the end of the current cdevs_sim_run, and nobody
+ * watching transitions. A model whose next events until then would emit nothing may
+ * take them within this transition (an equation system stepping its quiet states);
+ * ta then counts from the current time as always. Equal to the current time where
+ * that is not allowed: several models imminent, inputs in the bag, cdevs_sim_step, an
+ * observer of transitions. */
+double cdevs_ctx_horizon(const cdevs_ctx *cx);
 /* The model being called. */
 const cdevs_model *cdevs_ctx_model(const cdevs_ctx *cx);
 /* The allocator of the simulation, for messages a model creates. */

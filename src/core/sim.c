@@ -32,6 +32,7 @@ static const char *path_of(const cdevs_sim *s, uint32_t id, char *buf, size_t si
 /* ---- callbacks' context ---------------------------------------------------------------- */
 
 double cdevs_ctx_time(const cdevs_ctx *cx) { return cx->t; }
+double cdevs_ctx_horizon(const cdevs_ctx *cx) { return cx->horizon; }
 const cdevs_model *cdevs_ctx_model(const cdevs_ctx *cx) {
   return cx->model < cx->sim->n ? cx->sim->model[cx->model] : NULL;
 }
@@ -190,6 +191,8 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   s->cx.sim = s;
   s->cx.model = UINT32_MAX;
   s->cx.t = o.t0;
+  s->cx.horizon = o.t0;
+  s->until = -INFINITY;
   s->t_last = o.t0;
   s->max_at_t = o.max_transitions_per_instant;
   s->inj_t = INFINITY;
@@ -412,6 +415,19 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
   /* 5 */
   cdevs_bag bag = {NULL, 0};
   uint32_t nexternal = 0;
+  /* A lone internal transition (no model has inputs at this instant), unwatched, may
+   * take the model's own events up to the next anything else (cdevs_ctx_horizon).
+   * Inputs injected for later wait in inj_t. */
+  s->cx.horizon = t;
+  if (nimm == 1 && s->ntouched == 0 && s->until > t) { /* alone: no model has inputs now */
+    int watched = 0;
+    for (uint32_t b = 0; b < s->nobs; b++) watched |= s->obs[b]->transition != NULL;
+    if (!watched) {
+      double h = heap_min_time(&s->heap);
+      if (s->ninj && s->inj_t < h) h = s->inj_t;
+      s->cx.horizon = h < s->until ? h : s->until;
+    }
+  }
   for (uint32_t k = 0; k < nimm; k++) {
     uint32_t i = s->imm[k];
     const cdevs_atomic_ops *ops = s->ops[i];
@@ -498,11 +514,13 @@ cdevs_status cdevs_sim_run(cdevs_sim *s, double t_stop) {
   if (s->cx.phase == PHASE_DEAD) return s->status ? s->status : CDEVS_ESTATE;
   cdevs_status st = CDEVS_OK;
   double t;
+  s->until = t_stop;
   if (s->nobs) {
     while (!st && (t = cdevs_sim_next_time(s)) <= t_stop && t < INFINITY) st = instant(s, true);
   } else {
     while (!st && (t = cdevs_sim_next_time(s)) <= t_stop && t < INFINITY) st = instant(s, false);
   }
+  s->until = -INFINITY;
   return st;
 }
 

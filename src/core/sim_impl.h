@@ -40,6 +40,7 @@ struct cdevs_ctx {
   uint32_t model;
   int phase;
   double t;
+  double horizon; /* cdevs_ctx_horizon's, set for each δint */
 };
 
 struct cdevs_sim {
@@ -47,6 +48,7 @@ struct cdevs_sim {
   cdevs_alloc alloc;
   cdevs_sim_opts opts;
   cdevs_ctx cx;
+  double until; /* the running cdevs_sim_run's end; -INFINITY outside one */
 
   /* per atomic, indexed by id */
   uint32_t n;

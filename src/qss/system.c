@@ -935,6 +935,30 @@ static void sys_output(cdevs_ctx *cx, const void *state) {
   }
 }
 
+/* State item's event at t: a refresh of its derivative, or a requantization.
+ * Nonzero on failure (reported). */
+static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
+  if (s->v[item].refresh) { /* the derivative's extrapolation ran out: re-evaluate it */
+    s->refreshes++;
+    return update_der(cx, s, item, t);
+  }
+  if (s->m->linear_implicit && s->self_dep[item] == SELF_DEP && !(s->secant_a && s->v[item].a_known))
+    (void)exact_a(cx, s, item, t);
+  if (s->self_dep[item]) {
+    /* Its own derivative is re-evaluated below (it reads q), and that computes
+     * the next time: doing it here too would be thrown away. */
+    (void)cdevs__qvar_place_q(&s->v[item], s->m, t);
+  } else {
+    cdevs__qvar_requantize(&s->v[item], s->m, t);
+    hfix(s, item, s->v[item].tn);
+  }
+  algs_stale(s);
+  s->steps++;
+  if (after_state_change(cx, s, item, t)) return -1;
+  algs_for_outputs(cx, s, t);
+  return 0;
+}
+
 static void sys_int(cdevs_ctx *cx, void *state) {
   sys_state *s = state;
   double t = s->t = cdevs_ctx_time(cx);
@@ -946,24 +970,18 @@ static void sys_int(cdevs_ctx *cx, void *state) {
   uint32_t item = s->heap[0].i;
   uint32_t ns = s->sp->n_states;
   if (item < ns) {
-    if (s->v[item].refresh) { /* the derivative's extrapolation ran out: re-evaluate it */
-      s->refreshes++;
-      (void)update_der(cx, s, item, t);
-      return;
+    if (state_event(cx, s, item, t)) return;
+    /* Then the states' events before anything else happens (cdevs_ctx_horizon), as
+     * long as each is one that sends nothing: a state without outputs, in a model
+     * without algebraic outputs. A transition through the simulator for each would
+     * cost more than many a requantization; the results are the same. */
+    double h = cdevs_ctx_horizon(cx);
+    if (s->n_alg_out) return;
+    while (!s->ndirty && s->nheap && s->heap[0].k < h) {
+      item = s->heap[0].i;
+      if (item >= ns || s->so.start[item] != s->so.start[item + 1]) break;
+      if (state_event(cx, s, item, s->heap[0].k)) break;
     }
-    if (s->m->linear_implicit && s->self_dep[item] == SELF_DEP && !(s->secant_a && s->v[item].a_known))
-      (void)exact_a(cx, s, item, t);
-    if (s->self_dep[item]) {
-      /* Its own derivative is re-evaluated below (it reads q), and that computes
-       * the next time: doing it here too would be thrown away. */
-      (void)cdevs__qvar_place_q(&s->v[item], s->m, t);
-    } else {
-      cdevs__qvar_requantize(&s->v[item], s->m, t);
-      hfix(s, item, s->v[item].tn);
-    }
-    algs_stale(s);
-    s->steps++;
-    if (!after_state_change(cx, s, item, t)) algs_for_outputs(cx, s, t);
     return;
   }
   uint32_t z = item - ns;
