@@ -852,7 +852,7 @@ static int cmd_run(opts *o) {
   cdevs_mo_stats ms;
   cdevs_mo_stats_sim(mo, sim, &ms);
   fprintf(stderr,
-          "summary: method=%s states=%zu transitions=%llu zero_crossings=%llu wall_s=%.3f events_per_s=%.0f "
+          "summary: method=%s states=%zu transitions=%llu zero_crossings=%llu wall_s=%.6f events_per_s=%.0f "
           "refreshes=%llu\n",
           cdevs_qss_method_name(e.method), cdevs_mo_state_count(mo), (unsigned long long)ms.steps,
           (unsigned long long)ms.crossings, wall, wall > 0 ? (double)(ms.steps + ms.crossings) / wall : 0.0,
