@@ -385,6 +385,7 @@ typedef struct sys_state {
   double (*stack)[4];
   int8_t *zsign;
   uint8_t *zjump;     /* the planned event is a jump seen at once, not a root */
+  uint8_t *zquiet;    /* its handlers change nothing that is an output */
   double *zhyst;      /* hysteresis: leaving side s means reaching -s·h, not 0 */
   hent *heap;         /* items by time: states' tn, then crossings' planned times */
   uint32_t *pos, nheap;
@@ -795,7 +796,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   size_t bytes = 0;
 #define SZ(x) (((x) + 15) & ~(size_t)15)
   bytes += SZ(ns * sizeof(cdevs__qvar)) + SZ(sp->n_algs * sizeof(double[4])) +
-           SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 2 * SZ(nz) +
+           SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 3 * SZ(nz) +
            SZ(nz * sizeof(double)) +
            SZ(nitems * sizeof(hent)) + SZ(nitems * sizeof(uint32_t)) + SZ(ns) +
            SZ(sp->n_out) + 2 * SZ(sp->n_out * sizeof(uint32_t)) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4]));
@@ -810,6 +811,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->stack = take(&p, depth * sizeof(double[4]));
   s->zsign = take(&p, nz);
   s->zjump = take(&p, nz);
+  s->zquiet = take(&p, nz);
   s->zhyst = take(&p, nz * sizeof(double));
   s->heap = take(&p, nitems * sizeof(hent));
   s->pos = take(&p, nitems * sizeof(uint32_t));
@@ -885,6 +887,23 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bad_out = bad_out || pairs_to_csr(s, &s->so, ns, &ps[0]) || pairs_to_csr(s, &s->dso, sp->n_discs, &ps[1]);
   free(ps[0].p), free(ps[1].p);
   if (bad_out) return CDEVS_ENOMEM;
+  /* A crossing is quiet when its handlers neither reinit a state that is an output
+   * nor assign a discrete that is one (with no algebraic outputs, nothing else
+   * sends): sys_int may take it without a transition of its own. */
+  for (uint32_t z = 0; z < nz; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    int quiet = 1;
+    for (int side = 0; side < 2; side++) {
+      const sys_action *acts = side ? c->on_fall : c->on_rise;
+      for (uint32_t k = 0; k < (side ? c->n_fall : c->n_rise); k++) {
+        const csr *by = acts[k].reinit == ACT_REINIT ? &s->so : &s->dso;
+        uint32_t x = acts[k].target;
+        if ((acts[k].reinit == ACT_REINIT || acts[k].reinit == ACT_ASSIGN) && by->start[x] != by->start[x + 1])
+          quiet = 0;
+      }
+    }
+    s->zquiet[z] = (uint8_t)quiet;
+  }
   algs_for_outputs(cx, s, s->t);
   s->cur_cross = UINT32_MAX;
   s->rng = sp->rng; /* handlers go on with the initial algorithm's stream */
@@ -959,35 +978,13 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
   return 0;
 }
 
-static void sys_int(cdevs_ctx *cx, void *state) {
-  sys_state *s = state;
-  double t = s->t = cdevs_ctx_time(cx);
-  if (s->ndirty) {
-    for (uint32_t k = 0; k < s->ndirty; k++) s->out_dirty[s->dirty[k]] = 0;
-    s->ndirty = 0;
-    return;
-  }
-  uint32_t item = s->heap[0].i;
-  uint32_t ns = s->sp->n_states;
-  if (item < ns) {
-    if (state_event(cx, s, item, t)) return;
-    /* Then the states' events before anything else happens (cdevs_ctx_horizon), as
-     * long as each is one that sends nothing: a state without outputs, in a model
-     * without algebraic outputs. A transition through the simulator for each would
-     * cost more than many a requantization; the results are the same. */
-    double h = cdevs_ctx_horizon(cx);
-    if (s->n_alg_out) return;
-    while (!s->ndirty && s->nheap && s->heap[0].k < h) {
-      item = s->heap[0].i;
-      if (item >= ns || s->so.start[item] != s->so.start[item + 1]) break;
-      if (state_event(cx, s, item, s->heap[0].k)) break;
-    }
-    return;
-  }
-  uint32_t z = item - ns;
-  /* The crossing: which way it goes is read from the derivatives at the root. */
+/* Crossing z's event at t: its handler, then its next crossing. Nonzero on failure
+ * (reported). */
+static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
+  uint32_t item = s->sp->n_states + z;
+  /* Which way it goes is read from the derivatives at the root. */
   double f[4];
-  if (eval_cross(cx, s, z, t, f)) return;
+  if (eval_cross(cx, s, z, t, f)) return -1;
   int side = cdevs__side(f, s->m->order);
   int to = side != 0 && side != s->zsign[z] ? side : -s->zsign[z];
   int jumped = s->zjump[z];
@@ -998,9 +995,9 @@ static void sys_int(cdevs_ctx *cx, void *state) {
   s->cur_touched = 0;
   int rc = to > 0 ? run_handler(cx, s, c->on_rise, c->n_rise, t) : run_handler(cx, s, c->on_fall, c->n_fall, t);
   s->cur_cross = UINT32_MAX;
-  if (rc) return;
+  if (rc) return -1;
   if (!s->cur_touched && jumped) {
-    if (plan_cross(cx, s, z, t)) return; /* from the value it jumped to */
+    if (plan_cross(cx, s, z, t)) return -1; /* from the value it jumped to */
   } else if (!s->cur_touched) {
     /* The handler left the function alone (what it reads, and so f, is as before
      * the handler): plan the next crossing from the root, with the value there
@@ -1011,6 +1008,31 @@ static void sys_int(cdevs_ctx *cx, void *state) {
     hfix(s, item, t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * s->zhyst[z], s->zsign[z]));
   }
   algs_for_outputs(cx, s, t);
+  return 0;
+}
+
+static void sys_int(cdevs_ctx *cx, void *state) {
+  sys_state *s = state;
+  double t = s->t = cdevs_ctx_time(cx);
+  if (s->ndirty) {
+    for (uint32_t k = 0; k < s->ndirty; k++) s->out_dirty[s->dirty[k]] = 0;
+    s->ndirty = 0;
+    return;
+  }
+  uint32_t item = s->heap[0].i, ns = s->sp->n_states;
+  if (item < ns ? state_event(cx, s, item, t) : cross_event(cx, s, item - ns, t)) return;
+  /* Then its events before anything else happens (cdevs_ctx_horizon), as long as
+   * each sends nothing: a state without outputs or a quiet crossing, in a model
+   * without algebraic outputs. A transition through the simulator for each would
+   * cost more than many a requantization; the results are the same. */
+  if (s->n_alg_out) return;
+  double h = cdevs_ctx_horizon(cx);
+  while (!s->ndirty && s->nheap && s->heap[0].k < h) {
+    double tk = s->heap[0].k;
+    item = s->heap[0].i;
+    if (item < ns ? s->so.start[item] != s->so.start[item + 1] : !s->zquiet[item - ns]) break;
+    if (item < ns ? state_event(cx, s, item, tk) : cross_event(cx, s, item - ns, tk)) break;
+  }
 }
 
 void cdevs__system_stats(const void *state, cdevs__sys_stats *st) {
