@@ -258,6 +258,15 @@ static void test_lotka(void) {
   run_close(&r);
 }
 
+static int load_text(const char *text, char *out, size_t size);
+/* The text fails to load with exactly one error, whose message contains needle. */
+#define EXPECT_ERROR(text, needle)                                     \
+  do {                                                                 \
+    char expect_out_[2048];                                            \
+    CHECK_EQ_INT(load_text(text, expect_out_, sizeof expect_out_), 1); \
+    CHECK_CONTAINS(expect_out_, needle);                               \
+  } while (0)
+
 static int load_text(const char *text, char *out, size_t size) {
   const char *path = "test_mo_tmp.mo";
   FILE *f = fopen(path, "w");
@@ -277,19 +286,18 @@ static int load_text(const char *text, char *out, size_t size) {
 
 static void test_compile_errors(void) {
   char out[2048];
-  CHECK_EQ_INT(load_text("model m\n  Real a, b, x;\nequation\n  a = b + 1;\n  b = 2 * a;\n  der(x) = a;\nend m;\n",
-                         out, sizeof out), 1);
-  CHECK_CONTAINS(out, "4:3: error: algebraic loop between a, b");
-  CHECK_EQ_INT(load_text("model m\n  Real x[3];\nequation\n  for i in 1:3 loop\n    der(x[i]) = -x[i+1];\n"
-                         "  end for;\nend m;\n", out, sizeof out), 1);
-  CHECK_CONTAINS(out, "test_mo_tmp.mo:5:21: error: index 4 out of bounds 1..3 of 'x'");
-  CHECK_EQ_INT(load_text("model m\n  Real x, y;\nequation\n  der(x) = -y;\nend m;\n", out, sizeof out), 1);
-  CHECK_CONTAINS(out, "no equation defines 'y'");
-  CHECK_EQ_INT(load_text("model m\n  Real x;\nequation\n  der(x) = rand(1);\nend m;\n", out, sizeof out), 1);
-  CHECK_CONTAINS(out, "4:12: error: rand() can only be used in a when clause or the initial algorithm");
-  CHECK_EQ_INT(load_text("model m\n  Real x;\n  discrete Real d;\nequation\n  der(x) = -x;\nalgorithm\n"
-                         "  when d then\n    d := 1;\n  end when;\nend m;\n", out, sizeof out), 1);
-  CHECK_CONTAINS(out, "7:8: error: a when condition must compare two expressions");
+  EXPECT_ERROR("model m\n  Real a, b, x;\nequation\n  a = b + 1;\n  b = 2 * a;\n  der(x) = a;\nend m;\n",
+               "4:3: error: algebraic loop between a, b");
+  EXPECT_ERROR("model m\n  Real x[3];\nequation\n  for i in 1:3 loop\n    der(x[i]) = -x[i+1];\n"
+               "  end for;\nend m;\n",
+               "test_mo_tmp.mo:5:21: error: index 4 out of bounds 1..3 of 'x'");
+  EXPECT_ERROR("model m\n  Real x, y;\nequation\n  der(x) = -y;\nend m;\n",
+               "no equation defines 'y'");
+  EXPECT_ERROR("model m\n  Real x;\nequation\n  der(x) = rand(1);\nend m;\n",
+               "4:12: error: rand() can only be used in a when clause or the initial algorithm");
+  EXPECT_ERROR("model m\n  Real x;\n  discrete Real d;\nequation\n  der(x) = -x;\nalgorithm\n"
+               "  when d then\n    d := 1;\n  end when;\nend m;\n",
+               "7:8: error: a when condition must compare two expressions");
   /* Found by fuzz/fuzz_mo: a misspelled type whose constant sizes a later array. */
   CHECK_EQ_INT(load_text("model m\n  constant IiLeger N = 3;\n  Real x[N];\nequation\n  der(x[1]) = 1;\nend m;\n",
                          out, sizeof out) > 0, 1);
@@ -471,16 +479,15 @@ static void test_components(void) {
   CHECK(st.steps > 100);
   run_close(&r);
 
-  char out[2048];
-  CHECK_EQ_INT(load_text("model b\n  cdevs.Integratr x(x0 = 1);\nend b;\n", out, sizeof out), 1);
-  CHECK_CONTAINS(out, "2:19: error: unknown block type 'cdevs.Integratr'; did you mean 'cdevs.Integrator'?");
-  CHECK_EQ_INT(load_text("model b\n  cdevs.Gain k(kk = 2);\nend b;\n", out, sizeof out), 1);
-  CHECK_CONTAINS(out, "2:16: error: Gain has no parameter 'kk'; did you mean 'k'?");
-  CHECK_EQ_INT(load_text("model b\n  cdevs.Gain k(k = 2);\n  cdevs.Integrator x;\nequation\n"
-                         "  connect(k.u, x.u);\nend b;\n", out, sizeof out), 1);
-  CHECK_CONTAINS(out, "5:3: error: connect() needs an output and an input port: 'k.u' and 'x.u' are both inputs");
-  CHECK_EQ_INT(load_text("model b\n  cdevs.Gain k(k = 2);\nequation\n  connect(k.y, z.u);\nend b;\n", out, sizeof out), 1);
-  CHECK_CONTAINS(out, "4:16: error: unknown variable 'z.u'");
+  EXPECT_ERROR("model b\n  cdevs.Integratr x(x0 = 1);\nend b;\n",
+               "2:19: error: unknown block type 'cdevs.Integratr'; did you mean 'cdevs.Integrator'?");
+  EXPECT_ERROR("model b\n  cdevs.Gain k(kk = 2);\nend b;\n",
+               "2:16: error: Gain has no parameter 'kk'; did you mean 'k'?");
+  EXPECT_ERROR("model b\n  cdevs.Gain k(k = 2);\n  cdevs.Integrator x;\nequation\n"
+               "  connect(k.u, x.u);\nend b;\n",
+               "5:3: error: connect() needs an output and an input port: 'k.u' and 'x.u' are both inputs");
+  EXPECT_ERROR("model b\n  cdevs.Gain k(k = 2);\nequation\n  connect(k.y, z.u);\nend b;\n",
+               "4:16: error: unknown variable 'z.u'");
 }
 
 /* Two generated-code paths that went wrong: a when clause inside a loop over two
@@ -531,10 +538,9 @@ static void test_start_functions(void) {
     return;
   CHECK_NEAR(x_at(&r, 0, 0.0), atan2(1.0, 1.0) + tanh(1.0) - 1.0 + 2.0, 1e-15);
   run_close(&r);
-  char out[1024];
-  CHECK_EQ_INT(load_text("model m\n  parameter Real a = log(-1);\n  Real x(start = a);\nequation\n"
-                         "  der(x) = 0;\nend m;\n", out, sizeof out), 1);
-  CHECK_CONTAINS(out, "2:22: error: log(-1) is outside the function's domain");
+  EXPECT_ERROR("model m\n  parameter Real a = log(-1);\n  Real x(start = a);\nequation\n"
+               "  der(x) = 0;\nend m;\n",
+               "2:22: error: log(-1) is outside the function's domain");
 }
 
 int main(void) {
