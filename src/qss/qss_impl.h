@@ -30,7 +30,6 @@ typedef struct cdevs__qvar {
   double a, q_before, dx_before;
   int a_pending;
   int a_exact; /* a is set from the Jacobian before each requantization: no estimate */
-  int a_known; /* a has been set from the Jacobian once (the secant variant's start) */
   int restart; /* after a reset: the next q follows x exactly, as in QSS */
   double t_end; /* LIQSS2: where the run ends, its implicit step's longest horizon
                  * (INFINITY, the default: the linearised equation's steady state) */

@@ -629,7 +629,6 @@ static int exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   int changed = a != s->v[j].a;
   s->v[j].a = a;
   s->v[j].a_exact = !s->secant_a;
-  s->v[j].a_known = 1;
   return changed;
 }
 
@@ -650,7 +649,7 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   s->v[j].xr = extra && isfinite(d[m]) ? cdevs__div_small(d[m], m + 1) : 0.0;
   if (fused && isfinite(d[3])) { /* as exact_a: only a stiff direction is treated implicitly */
     s->v[j].a = d[3] < 0.0 ? d[3] : 0.0;
-    s->v[j].a_exact = s->v[j].a_known = 1;
+    s->v[j].a_exact = 1;
   }
   s->v[j].t_der = t;
   cdevs__qvar_set_derivative(&s->v[j], s->m, t, d, m - 1);
@@ -864,6 +863,8 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t i = 0; i < ns; i++) {
     if (update_der(cx, s, i, s->t)) return CDEVS_EMODEL;
     /* The initial q already equals x0: the first event is the next requantization. */
+    /* LIQSS with the secant: its first a, before any step to measure one, exact. */
+    if (s->m->linear_implicit && s->secant_a && s->self_dep[i]) (void)exact_a(cx, s, i, s->t);
   }
   /* Crossing hysteresis, as QSS Solver: a tenth of the smallest ΔQmin among the
    * states the function reads (0 for functions of time and discretes only). It
@@ -961,7 +962,7 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
     s->refreshes++;
     return update_der(cx, s, item, t);
   }
-  if (s->m->linear_implicit && s->self_dep[item] == SELF_DEP && !(s->secant_a && s->v[item].a_known))
+  if (s->m->linear_implicit && s->self_dep[item] == SELF_DEP && !s->secant_a)
     (void)exact_a(cx, s, item, t);
   if (s->self_dep[item]) {
     /* Its own derivative is re-evaluated below (it reads q), and that computes

@@ -118,7 +118,7 @@ typedef struct cdevs__sys_arg {
   double t_end; /* where the run ends (LIQSS2's horizon); INFINITY if open-ended */
   /* LIQSS: a (∂ẋ_j/∂q_j) from the Jacobian at each requantization (0), or from the
    * secant of the last requantization (1), as QSS Solver does; the Jacobian still
-   * gives the first value and the value after a mode change. */
+   * gives the initial value and the value after a mode change. */
   int secant_a;
 } cdevs__sys_arg;
 
