@@ -63,13 +63,13 @@ size_t cdevs_mo_state_count(const cdevs_mo *mo);
 void cdevs_mo_set_stop(cdevs_mo *mo, double stop);
 
 /* How LIQSS takes a = ∂ẋ_j/∂x_j, the diagonal of the Jacobian its implicit step
- * needs: CDEVS_JAC_EXACT (the default) evaluates it by automatic differentiation
- * before each requantization; CDEVS_JAC_SECANT measures it from how the derivative
- * moved at the last requantization, as QSS Solver does (exact for the first step and
- * after a mode change). They trade differently: on QSS Solver's advection the secant
- * takes 15% more steps and puts the front slightly nearer a tight reference; on its
- * inverter chain the exact a takes twice the steps and is fifty times nearer. Call
- * before cdevs_mo_add; no effect on QSS. */
+ * needs: CDEVS_JAC_EXACT (the default) by automatic differentiation, with each
+ * evaluation of the derivative; CDEVS_JAC_SECANT from how the derivative moved at the
+ * last requantization, as QSS Solver does (exact initially and after a mode change).
+ * They trade differently: on QSS Solver's advection the secant takes 17% more steps
+ * and puts the front slightly nearer a tight reference; on its inverter chain the
+ * exact a takes twice the steps and is 170 times nearer one. Call before
+ * cdevs_mo_add; no effect on QSS. */
 typedef enum cdevs_mo_jacobian { CDEVS_JAC_EXACT = 0, CDEVS_JAC_SECANT = 1 } cdevs_mo_jacobian;
 void cdevs_mo_set_jacobian(cdevs_mo *mo, cdevs_mo_jacobian j);
 
