@@ -218,6 +218,7 @@ void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t)
   double bound = m->linear_implicit ? 2.0 * v->dq : v->dq;
   if (fabs(d[0]) >= bound * ON_BOUND) {
     v->tn = t;
+    v->refresh = 0; /* a requantization, even where a refresh was due */
     return;
   }
   double tau = cdevs__poly_band_exit(d, order, bound), r;
