@@ -363,6 +363,25 @@ static void test_derivative_refresh(void) {
   CHECK_NEAR(e4, ref, 1e-3);
 }
 
+/* x' = t under QSS1, x(0) = 0: the derivative reads no state, so only its refresh
+ * (its extrapolation, here a constant, drifting a quantum from the series) brings it
+ * up to date. Each refresh interval s leaves a drift of s²/2 = ΔQ, at most 2e-3 with
+ * these tolerances and x <= 2, so s <= √(4e-3) and over [0, 2] the drifts add up to at
+ * most Σ s²/2 <= 2·√(4e-3)/2 = 0.064 from x(2) = 2. (Without the refresh, x stayed 0.) */
+static void test_time_refresh(cdevs_qss_method method) {
+  static const char text[] = "model ramp\n  Real x(start = 0);\nequation\n  der(x) = time;\nend ramp;\n";
+  run r;
+  if (run_text(&r, text, method, 1e-3, 1e-3)) return;
+  CHECK(cdevs_sim_run(r.sim, 2.0) == CDEVS_OK);
+  cdevs_mo_stats st;
+  cdevs_mo_stats_get(cdevs_sim_state(r.sim, r.m), &st);
+  printf("x' = t, method %d: x(2) = %.6f, %llu refreshes\n", (int)method, x_at(&r, 0, 2.0),
+         (unsigned long long)st.refreshes);
+  CHECK_NEAR(x_at(&r, 0, 2.0), 2.0, 0.064);
+  CHECK(st.refreshes > 0);
+  run_close(&r);
+}
+
 /* MMO_Output entries with ranges, as QSS Solver's models write them. */
 static void test_output_ranges(void) {
   const char *text =
@@ -547,6 +566,8 @@ int main(void) {
   test_nested_when_and_powers();
   test_start_functions();
   test_derivative_refresh();
+  test_time_refresh(CDEVS_QSS1);
+  test_time_refresh(CDEVS_LIQSS1);
   test_output_ranges();
   test_rand_stream();
   test_bball();

@@ -291,7 +291,7 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     for (int k = 1; all && k <= ar; k++) all = c->ins[n - 1 - k].op == BC_CONST;
     sp -= (uint32_t)ar - 1;
     if (!all) continue;
-    bc_code mini = {&c->ins[n - 1 - ar], (uint32_t)ar + 1, (uint32_t)ar + 1, 0, 0};
+    bc_code mini = {&c->ins[n - 1 - ar], (uint32_t)ar + 1, (uint32_t)ar + 1, 0};
     bc_env env = {NULL, NULL, NULL, NULL, params, 0.0, NULL, UINT32_MAX, UINT32_MAX};
     double v[4];
     if (cdevs__bc_eval(&mini, &env, 0, v, st)) continue;
@@ -342,21 +342,50 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     c->ins[m++] = in;
   }
   c->n = m;
-  c->nonlinear = 0;
   c->dual_ok = 1;
   for (uint32_t i = 0; i < m; i++) {
-    switch ((bc_op)c->ins[i].op) {
-    case BC_MUL: case BC_MULS: case BC_DIV: case BC_POWK: case BC_POW: case BC_FN: case BC_ATAN2:
-    case BC_ALG:
-      c->nonlinear = 1;
-      break;
-    default: break;
-    }
     switch ((bc_op)c->ins[i].op) {
     case BC_ALG: case BC_POW: case BC_FN: case BC_ATAN2: case BC_MOD: case BC_RAND: c->dual_ok = 0; break;
     default: break;
     }
   }
+}
+
+/* The degree in τ of what code c computes when each state's q has degree qdeg and
+ * algebraic a degree adeg[a]: at most cap, which also stands for anything that is
+ * not a polynomial (a quotient by a varying divisor, a function of a varying
+ * argument). The coefficients above it come out zero, so evaluating at that order
+ * instead of a higher one gives the same series for less work: time - nextSample is
+ * a line, and a crossing linear in the states has q's degree. st holds max_stack
+ * ints. */
+static int bc_degree(const bc_code *c, int qdeg, int cap, const uint8_t *adeg, int *st) {
+  int sp = 0;
+  for (uint32_t i = 0; i < c->n; i++) {
+    const bc_ins *in = &c->ins[i];
+    int a = sp >= 1 ? st[sp - 1] : 0, b = sp >= 2 ? st[sp - 2] : 0, d;
+    switch ((bc_op)in->op) {
+    case BC_CONST: case BC_PARAM: case BC_DISC: st[sp++] = 0; continue;
+    case BC_TIME: st[sp++] = 1; continue;
+    case BC_STATE: st[sp++] = qdeg; continue;
+    case BC_ALG: st[sp++] = adeg[in->arg]; continue;
+    case BC_ADDK: case BC_SUBK: case BC_RSUBK: case BC_MULK: case BC_DIVK: case BC_NEG: d = a; break;
+    case BC_ADDS: case BC_SUBS: d = a > qdeg ? a : qdeg; break;
+    case BC_MULS: d = a + qdeg; break;
+    case BC_ADD: case BC_SUB: case BC_MIN: case BC_MAX: d = a > b ? a : b; break;
+    case BC_MUL: d = a + b; break;
+    case BC_DIV: d = a == 0 ? b : cap; break; /* the divisor is the top */
+    case BC_POWK: /* a^k: a polynomial for a whole k up to cap */
+      d = a == 0 ? 0 : in->k >= 0.0 && in->k <= cap && in->k == floor(in->k) ? a * (int)in->k : cap;
+      break;
+    case BC_SELECT: d = a > b ? a : b; break; /* the branch taken, either */
+    case BC_SIGN: case BC_FLOOR: case BC_CEIL: case BC_LT: case BC_LE: case BC_GT: case BC_GE: case BC_EQ:
+    case BC_NE: case BC_AND: case BC_OR: case BC_NOT: case BC_RAND: d = 0; break;
+    default: d = a == 0 && (bc_arity(in->op) < 2 || b == 0) ? 0 : cap; break; /* FN, POW, ATAN2, MOD */
+    }
+    sp -= bc_arity(in->op) - 1;
+    st[sp - 1] = d < cap ? d : cap;
+  }
+  return sp ? st[0] : 0;
 }
 
 /* ---- State ------------------------------------------------------------------------- */
@@ -406,6 +435,10 @@ typedef struct sys_state {
   double (*alg_seed)[4];
   double algs_t;
   uint8_t *self_dep;  /* derivative j reads state j: SELF_*' */
+  /* The order each derivative, crossing function and algebraic is evaluated at: its
+   * degree in τ, capped at the method's order (bc_degree). A derivative at that cap
+   * has a coefficient beyond q's degree, for the refresh time. */
+  uint8_t *dord, *zord, *aord;
   uint8_t *out_dirty;
   double t;
   cdevs__crand rng;
@@ -582,7 +615,6 @@ static int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, uint3
   uint32_t *mark = seeded ? s->seed_stamp : s->alg_stamp, cur = seeded ? s->seed_round : s->stamp;
   double (*val)[4] = seeded ? s->alg_seed : s->alg;
   bc_env env = {s->v, s->m, (const double (*)[4])val, s->disc, sp->params, t, NULL, seed, UINT32_MAX};
-  int order = seeded ? 1 : s->m->order;
   for (uint32_t r = 0; r < n; r++) {
     uint32_t top = 0;
     if (mark[roots[r]] != cur) s->alg_todo[top++] = roots[r];
@@ -596,7 +628,7 @@ static int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, uint3
         if (mark[s->aa.to[k]] != cur) s->alg_todo[top++] = s->aa.to[k], pushed = 1;
       if (pushed) continue; /* its inputs first; a is met again once they are current */
       top--;
-      if (cdevs__bc_eval(&sp->alg[a], &env, order, val[a], s->stack)) {
+      if (cdevs__bc_eval(&sp->alg[a], &env, seeded ? 1 : s->aord[a], val[a], s->stack)) {
         cdevs_ctx_fail(cx, "algebraic variable '%s': argument outside the domain of a function",
                        sp->alg_names ? sp->alg_names[a] : "?");
         return -1;
@@ -638,10 +670,10 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, j};
   double d[4];
   int m = s->m->order;
-  /* One coefficient more than x's polynomial takes, for the refresh time (see xr),
-   * where the derivative can have one. */
-  int extra = sp->der[j].nonlinear, fused = s->self_dep[j] == SELF_FUSED;
-  if ((fused ? cdevs__bc_eval_dual : cdevs__bc_eval)(&sp->der[j], &env, m - 1 + extra, d, s->stack)) {
+  /* Up to one coefficient more than x's polynomial takes, for the refresh time (see
+   * xr), where the derivative has one. */
+  int extra = s->dord[j] == m, fused = s->self_dep[j] == SELF_FUSED;
+  if ((fused ? cdevs__bc_eval_dual : cdevs__bc_eval)(&sp->der[j], &env, s->dord[j], d, s->stack)) {
     cdevs_ctx_fail(cx, "der(%s): argument outside the domain of a function",
                    sp->state_names ? sp->state_names[j] : "?");
     return -1;
@@ -662,7 +694,7 @@ static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->za, z), t, UINT32_MAX)) return -1;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, UINT32_MAX};
-  if (cdevs__bc_eval(&sp->cross[z].f, &env, s->m->order, f, s->stack)) {
+  if (cdevs__bc_eval(&sp->cross[z].f, &env, s->zord[z], f, s->stack)) {
     cdevs_ctx_fail(cx, "zero-crossing %u: argument outside the domain of a function", z);
     return -1;
   }
@@ -673,7 +705,7 @@ static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   double f[4];
   if (eval_cross(cx, s, z, t, f)) return -1;
   uint32_t item = s->sp->n_states + z;
-  int now = cdevs__side(f, s->m->order);
+  int order = s->zord[z], now = cdevs__side(f, order);
   s->zjump[z] = 0;
   if (z == s->cur_cross) {
     /* The crossing whose handler is running changed what its own function reads
@@ -684,14 +716,14 @@ static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   }
   double h = s->zhyst[z], level = -s->zsign[z] * h;
   double g[4] = {f[0] - level, f[1], f[2], f[3]};
-  int beyond = cdevs__side(g, s->m->order);
+  int beyond = cdevs__side(g, order);
   if (s->zsign[z] != 0 && beyond == -s->zsign[z]) {
     hfix(s, item, t); /* the function jumped past the level (a discrete changed): now */
     s->zjump[z] = 1;
   } else {
     if (s->zsign[z] == 0) s->zsign[z] = (int8_t)now;
     hfix(s, item, s->zsign[z] == 0 ? INFINITY
-                  : t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * h, s->zsign[z]));
+                  : t + cdevs__next_cross(f, order, -s->zsign[z] * h, s->zsign[z]));
   }
   return 0;
 }
@@ -797,7 +829,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bytes += SZ(ns * sizeof(cdevs__qvar)) + SZ(sp->n_algs * sizeof(double[4])) +
            SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 3 * SZ(nz) +
            SZ(nz * sizeof(double)) +
-           SZ(nitems * sizeof(hent)) + SZ(nitems * sizeof(uint32_t)) + SZ(ns) +
+           SZ(nitems * sizeof(hent)) + SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) + SZ(nz) + SZ(sp->n_algs) +
            SZ(sp->n_out) + 2 * SZ(sp->n_out * sizeof(uint32_t)) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4]));
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
@@ -815,6 +847,9 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->heap = take(&p, nitems * sizeof(hent));
   s->pos = take(&p, nitems * sizeof(uint32_t));
   s->self_dep = take(&p, ns);
+  s->dord = take(&p, ns);
+  s->zord = take(&p, nz);
+  s->aord = take(&p, sp->n_algs);
   s->out_dirty = take(&p, sp->n_out);
   s->alg_out = take(&p, sp->n_out * sizeof(uint32_t));
   s->dirty = take(&p, sp->n_out * sizeof(uint32_t));
@@ -845,12 +880,25 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t i = 0; i < ns; i++)
     for (uint32_t k = s->sd.start[i]; k < s->sd.start[i + 1]; k++)
       if (s->sd.to[k] == i) s->self_dep[i] = SELF_DEP;
+  /* Evaluation orders. The algebraics read each other: passes until none changes
+   * (degrees only grow, so this ends; in dependency order, the second pass checks). */
+  int *dst = malloc(depth * sizeof *dst), m = s->m->order, changed = 1;
+  if (!dst) return CDEVS_ENOMEM;
+  while (changed) {
+    changed = 0;
+    for (uint32_t g = 0; g < sp->n_algs; g++) {
+      int d = bc_degree(&sp->alg[g], m - 1, m, s->aord, dst);
+      if (d != s->aord[g]) s->aord[g] = (uint8_t)d, changed = 1;
+    }
+  }
+  for (uint32_t i = 0; i < ns; i++) s->dord[i] = (uint8_t)bc_degree(&sp->der[i], m - 1, m, s->aord, dst);
+  for (uint32_t z = 0; z < nz; z++) s->zord[z] = (uint8_t)bc_degree(&sp->cross[z].f, m - 1, m, s->aord, dst);
+  free(dst);
   /* LIQSS with the exact a: where the derivative's evaluation can carry the partial
    * (with the refresh coefficient, at most order 2), it does, and no requantization
    * needs an evaluation of its own. */
   for (uint32_t i = 0; i < ns; i++)
-    if (s->self_dep[i] && s->m->linear_implicit && !s->secant_a && sp->der[i].dual_ok &&
-        s->m->order - 1 + sp->der[i].nonlinear <= 2)
+    if (s->self_dep[i] && s->m->linear_implicit && !s->secant_a && sp->der[i].dual_ok && s->dord[i] <= 2)
       s->self_dep[i] = SELF_FUSED;
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof(double));
   for (uint32_t i = 0; i < ns; i++)
@@ -986,7 +1034,7 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   /* Which way it goes is read from the derivatives at the root. */
   double f[4];
   if (eval_cross(cx, s, z, t, f)) return -1;
-  int side = cdevs__side(f, s->m->order);
+  int side = cdevs__side(f, s->zord[z]);
   int to = side != 0 && side != s->zsign[z] ? side : -s->zsign[z];
   int jumped = s->zjump[z];
   s->zsign[z] = (int8_t)to;
@@ -1006,7 +1054,7 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
      * handler changed what the function reads, plan_cross has already planned it
      * from its new value, a jump included.) */
     f[0] = s->zsign[z] * s->zhyst[z]; /* at the level it just reached */
-    hfix(s, item, t + cdevs__next_cross(f, s->m->order, -s->zsign[z] * s->zhyst[z], s->zsign[z]));
+    hfix(s, item, t + cdevs__next_cross(f, s->zord[z], -s->zsign[z] * s->zhyst[z], s->zsign[z]));
   }
   algs_for_outputs(cx, s, t);
   return 0;

@@ -65,10 +65,6 @@ typedef struct bc_code {
   bc_ins *ins;
   uint32_t n;
   uint32_t max_stack;
-  /* Set by cdevs__bc_fold: the code may be nonlinear in what it reads (a product of
-   * two variables, a quotient, a power, a function, an algebraic). A linear one has
-   * no Taylor coefficient beyond its inputs' degree. */
-  uint8_t nonlinear;
   /* Set by cdevs__bc_fold: cdevs__bc_eval_dual can evaluate it (no algebraic, which
    * would need its own partial, and no op without a partial rule). */
   uint8_t dual_ok;
