@@ -824,8 +824,9 @@ static int cmd_run(opts *o) {
    * slices of the horizon, which costs nothing measurable. */
   int progress = !quiet && isatty(2);
   double last = t0;
-  for (int k = 1; !st && k <= 500; k++) {
-    double tk = k == 500 ? e.stop : e.start + (e.stop - e.start) * k / 500.0;
+  int slices = progress ? 500 : 1;
+  for (int k = 1; !st && k <= slices; k++) {
+    double tk = k == slices ? e.stop : e.start + (e.stop - e.start) * k / slices;
     st = cdevs_sim_run(sim, tk);
     double now = now_s();
     if (progress && now - last >= 0.5) {
