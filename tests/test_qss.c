@@ -449,6 +449,44 @@ static void test_roots_overflow(void) {
   CHECK_NEAR(cdevs__poly_min_pos_root(c, 3), 0.6180339887498949, 1e-15);
 }
 
+/* cdevs__poly_band_exit's contract on random cubics d with |d(0)| < bound: up to the
+ * exit t, |d| stays within the bound (sampled, to a relative 1e-6), and at t it has
+ * reached it. Coefficients span seven decades each, so exits by either side, after
+ * turning back, and far away all occur. */
+static void test_band_exit(void) {
+  uint64_t r = 88172645463325252u;
+  int n = 0, turned = 0;
+  for (int i = 0; i < 20000; i++) {
+    double d[4];
+    for (int k = 0; k < 4; k++) {
+      r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+      double u = (double)(r >> 11) / 9007199254740992.0; /* [0, 1) */
+      d[k] = (2.0 * u - 1.0) * pow(10.0, -(double)((r >> 3) % 7) - k);
+    }
+    double bound = 1e-3;
+    d[0] = fmod(d[0], bound); /* inside the band */
+    double t = cdevs__poly_band_exit(d, 3, bound);
+    if (!isfinite(t)) continue;
+    n++;
+    double worst = 0.0;
+    for (int k = 0; k <= 1000; k++) {
+      double tau = t * k / 1000.0, v = d[0] + tau * (d[1] + tau * (d[2] + tau * d[3]));
+      worst = fmax(worst, fabs(v));
+    }
+    double end = d[0] + t * (d[1] + t * (d[2] + t * d[3]));
+    int s = d[1] != 0.0 ? (d[1] > 0.0) - (d[1] < 0.0) : d[2] != 0.0 ? (d[2] > 0.0) - (d[2] < 0.0) : (d[3] > 0.0) - (d[3] < 0.0);
+    if (s * end < 0.0) turned++; /* left by the side it first moved away from */
+    if (worst > (1.0 + 1e-6) * bound || fabs(end) < (1.0 - 1e-6) * bound) {
+      printf("band exit: d = {%g, %g, %g, %g}: t = %g, max |d| %g, |d(t)| %g\n", d[0], d[1], d[2], d[3], t,
+             worst, end);
+      check_failed++;
+      return;
+    }
+  }
+  printf("band exit: %d finite exits, %d by the far side\n", n, turned);
+  CHECK(n > 10000 && turned > 100);
+}
+
 /* NatLabRockies/SOEP-QSS#2: late in a run a requantization step can fall below the
  * resolution of t (t + step == t); time must still advance, not spin at one instant. */
 static void test_time_advances(void) {
@@ -482,6 +520,7 @@ int main(void) {
   test_roots();
   test_time_advances();
   test_roots_overflow();
+  test_band_exit();
   test_lti_bound();
   test_convergence_order();
   test_stiff();
