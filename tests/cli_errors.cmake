@@ -88,6 +88,25 @@ if(NOT header STREQUAL "time,x" OR NOT last MATCHES "^2," OR x2 LESS 0.134335 OR
   message(FATAL_ERROR "good.csv: '${header}' … '${last}' (x(2) = e^-2 = 0.1353)")
 endif()
 
+# --vars takes array names and subscripts with ranges, as MMO_Output does.
+file(WRITE ${WORK}/arr.mo "model arr\n  Real x[6](each start = 1);\n  Real m[2,3](each start = 0);\nequation\n  for i in 1:6 loop\n    der(x[i]) = -x[i];\n  end for;\n  for i in 1:2 loop\n    for j in 1:3 loop\n      der(m[i,j]) = 1;\n    end for;\n  end for;\nend arr;\n")
+foreach(case "x[2:2:6], m[2,:]|time,x[2],x[4],x[6],m[2,1],m[2,2],m[2,3]"
+             "x|time,x[1],x[2],x[3],x[4],x[5],x[6]"
+             "m[:,3],x[ 1 ]|time,m[1,3],m[2,3],x[1]")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 vars)
+  list(GET parts 1 want)
+  execute_process(COMMAND ${CDEVS} run arr.mo --stop 0.1 --vars "${vars}" --out arr.csv --quiet
+                  RESULT_VARIABLE rc ERROR_VARIABLE err WORKING_DIRECTORY ${WORK})
+  file(STRINGS ${WORK}/arr.csv rows LIMIT_COUNT 1)
+  if(NOT rc EQUAL 0 OR NOT rows STREQUAL "${want}")
+    message(FATAL_ERROR "--vars '${vars}': ${rc} '${rows}', expected '${want}'\n${err}")
+  endif()
+endforeach()
+expect_fail(2 "--vars: bad subscript in 'x[1:a]'" run arr.mo --vars "x[1:a]")
+expect_fail(2 "--vars: unknown variable 'x[7:9]'" run arr.mo --vars "x[7:9]")
+expect_fail(2 "--vars: unknown variable 'm[1]'" run arr.mo --vars "m[1]")
+
 # list-blocks prints the compiler's own table: every block it lists is one a model
 # file can declare, with the parameters the declaration takes.
 execute_process(COMMAND ${CDEVS} list-blocks RESULT_VARIABLE rc OUTPUT_VARIABLE out)

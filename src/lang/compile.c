@@ -7,6 +7,8 @@
  * algebraic equations sorted by dependency, and when clauses turned into
  * zero-crossing functions with handlers.
  */
+#include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1523,6 +1525,59 @@ size_t cdevs_mo_state_count(const cdevs_mo *mo) {
   return n;
 }
 
+/* One --vars subscript, q[0..len): an index, ':' (all), lo:hi or lo:step:hi. The
+ * range it stands for goes to lo, step, hi; -1 if it is none of these. */
+static int vars_range(const char *q, size_t len, long *lo, long *step, long *hi) {
+  long v[3];
+  int n = 0;
+  size_t i = 0;
+  while (i < len && q[i] == ' ') i++;
+  if (i < len && q[i] == ':') {
+    for (i++; i < len && q[i] == ' ';) i++;
+    if (i != len) return -1;
+    *lo = 1, *step = 1, *hi = LONG_MAX;
+    return 0;
+  }
+  for (;;) {
+    char *end;
+    const char *at = q + i;
+    if (n == 3 || i >= len || !(isdigit((unsigned char)*at) || *at == '-')) return -1;
+    v[n++] = strtol(at, &end, 10);
+    i = (size_t)(end - q);
+    while (i < len && q[i] == ' ') i++;
+    if (i == len) break;
+    if (q[i++] != ':') return -1;
+    while (i < len && q[i] == ' ') i++;
+  }
+  *lo = v[0], *hi = v[n - 1], *step = n == 3 ? v[1] : 1;
+  return *step >= 1 ? 0 : -1;
+}
+
+/* Does flat variable name nm ("x", "x[3]" or "m[2,1]") fall under the --vars entry
+ * p[0..len)? The entry is a name, matching the variable or every element of the
+ * array, or a name with subscripts (see vars_range), one per dimension. -1 if a
+ * subscript is malformed. */
+static int vars_match(const char *nm, const char *p, size_t len) {
+  const char *br = memchr(p, '[', len);
+  size_t base = br ? (size_t)(br - p) : len;
+  if (strncmp(nm, p, base) != 0 || (nm[base] != '\0' && nm[base] != '[')) return 0;
+  if (!br) return 1;
+  if (nm[base] != '[' || p[len - 1] != ']') return p[len - 1] != ']' ? -1 : 0;
+  const char *q = br + 1, *qend = p + len - 1, *ix = nm + base + 1;
+  for (;;) {
+    const char *comma = memchr(q, ',', (size_t)(qend - q));
+    const char *sub_end = comma ? comma : qend;
+    long lo, step, hi;
+    if (vars_range(q, (size_t)(sub_end - q), &lo, &step, &hi)) return -1;
+    char *after;
+    long k = strtol(ix, &after, 10);
+    if (k < lo || k > hi || (k - lo) % step != 0) return 0;
+    if (!comma) return *after == ']';
+    if (*after != ',') return 0;
+    q = comma + 1, ix = after + 1;
+  }
+}
+
 int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
   mo->n_out = 0;
   const char *p = list;
@@ -1534,7 +1589,9 @@ int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
       if (*e == ']') depth--;
       e++;
     }
+    while (p < e && *p == ' ') p++; /* "x, y" as well as "x,y" */
     size_t len = (size_t)(e - p);
+    while (len > 0 && p[len - 1] == ' ') len--;
     int found = 0;
     const char *dot = memchr(p, '.', len);
     if (dot) { /* comp.port */
@@ -1551,15 +1608,23 @@ int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
           }
       }
     }
-    for (uint32_t f = 0; f < mo->nflat && !found; f++)
-      if (mo->cls[f] != V_UNKNOWN && strlen(mo->names[f]) == len && memcmp(mo->names[f], p, len) == 0) {
-        if (add_output(mo, f) != 0) {
-          if (diag) fprintf(diag, "--vars: '%.*s' is a parameter, not a variable\n", (int)len, p);
-          return -1;
-        }
-        found = 1;
-        break;
+    /* A variable, or the elements an array name or subscripts with ranges select. */
+    for (uint32_t f = 0, by_port = (uint32_t)found; f < mo->nflat && !by_port; f++) {
+      if (mo->cls[f] == V_UNKNOWN) continue;
+      int m = vars_match(mo->names[f], p, len);
+      if (m < 0) {
+        if (diag) fprintf(diag, "--vars: bad subscript in '%.*s' (an index, ':', lo:hi or lo:step:hi)\n", (int)len, p);
+        return -1;
       }
+      if (!m) continue;
+      int rc = add_output(mo, f);
+      if (rc) {
+        if (diag && rc > 0) fprintf(diag, "--vars: '%s' is a parameter, not a variable\n", mo->names[f]);
+        if (diag && rc < 0) fprintf(diag, "--vars: out of memory\n");
+        return -1;
+      }
+      found = 1;
+    }
     if (!found) {
       if (diag) fprintf(diag, "--vars: unknown variable '%.*s'\n", (int)len, p);
       return -1;
