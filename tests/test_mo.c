@@ -69,6 +69,19 @@ static int run_text(run *r, const char *text, cdevs_qss_method method, double to
   return run_text_jac(r, text, method, tol, abstol, CDEVS_JAC_EXACT);
 }
 
+/* run_text, then simulated up to t; a failure counts as a failed check, closes r and
+ * returns -1. */
+static void run_close(run *r);
+static int run_text_until(run *r, const char *text, cdevs_qss_method method, double tol, double abstol, double t) {
+  if (run_text(r, text, method, tol, abstol)) return -1;
+  cdevs_status st = cdevs_sim_run(r->sim, t);
+  if (st == CDEVS_OK) return 0;
+  fprintf(stderr, "simulating to %g: %s\n", t, cdevs_sim_errmsg(r->sim));
+  check_failed++;
+  run_close(r);
+  return -1;
+}
+
 static void run_close(run *r) {
   cdevs_sim_free(r->sim);
   cdevs_model_free(r->root);
@@ -371,8 +384,7 @@ static void test_derivative_refresh(void) {
 static void test_time_refresh(cdevs_qss_method method) {
   static const char text[] = "model ramp\n  Real x(start = 0);\nequation\n  der(x) = time;\nend ramp;\n";
   run r;
-  if (run_text(&r, text, method, 1e-3, 1e-3)) return;
-  CHECK(cdevs_sim_run(r.sim, 2.0) == CDEVS_OK);
+  if (run_text_until(&r, text, method, 1e-3, 1e-3, 2.0)) return;
   cdevs_mo_stats st;
   cdevs_mo_stats_get(cdevs_sim_state(r.sim, r.m), &st);
   printf("x' = t, method %d: x(2) = %.6f, %llu refreshes\n", (int)method, x_at(&r, 0, 2.0),
@@ -424,10 +436,22 @@ static void test_handler_if_and_sum(void) {
       "  end when;\n"
       "end m;\n";
   run r;
-  if (run_text(&r, text, CDEVS_QSS3, 1e-6, 1e-9)) return;
-  CHECK_EQ_INT(cdevs_sim_run(r.sim, 3.5), CDEVS_OK);
+  if (run_text_until(&r, text, CDEVS_QSS3, 1e-6, 1e-9, 3.5)) return;
   CHECK_NEAR(x_at(&r, 0, 3.5), 3.0, 1e-9);
   CHECK_NEAR(x_at(&r, 1, 3.5), 21.0, 1e-9);
+  run_close(&r);
+}
+
+/* A handler that reads an algebraic gets its current value: nothing else reads y, so
+ * only the handler's own evaluation brings it up to date. At t = 0.5, y = 2x + t with
+ * x = e^-0.5, within 2 quanta of x (the algebraic reads q). */
+static void test_handler_reads_algebraic(void) {
+  const char *text =
+      "model m\n  Real x(start = 1), z(start = 0);\n  Real y;\nequation\n  y = 2 * x + time;\n"
+      "  der(x) = -x;\n  der(z) = 0;\nalgorithm\n  when time > 0.5 then\n    reinit(z, y);\n  end when;\nend m;\n";
+  run r;
+  if (run_text_until(&r, text, CDEVS_QSS3, 1e-6, 1e-9, 1.0)) return;
+  CHECK_NEAR(x_at(&r, 1, 1.0), 2.0 * exp(-0.5) + 0.5, 2.0 * 2.0 * 1e-6 * exp(-0.5));
   run_close(&r);
 }
 
@@ -449,8 +473,7 @@ static void test_rand_stream(void) {
       "  when time > 0.5 then\n    reinit(y, rand(2));\n  end when;\n"
       "end m;\n";
   run r;
-  if (run_text(&r, text, CDEVS_QSS3, 1e-6, 1e-9)) return;
-  CHECK_EQ_INT(cdevs_sim_run(r.sim, 1.0), CDEVS_OK);
+  if (run_text_until(&r, text, CDEVS_QSS3, 1e-6, 1e-9, 1.0)) return;
 #ifdef __GLIBC__
   srand(1);
   double r1 = 1.0 * rand() / RAND_MAX, r2 = 1.0 * rand() / RAND_MAX;
@@ -532,8 +555,7 @@ static void test_nested_when_and_powers(void) {
       "  end for;\n"
       "end m;\n";
   run r;
-  if (run_text(&r, text, CDEVS_QSS3, 1e-8, 1e-10)) return;
-  CHECK_EQ_INT(cdevs_sim_run(r.sim, 5.0), CDEVS_OK);
+  if (run_text_until(&r, text, CDEVS_QSS3, 1e-8, 1e-10, 5.0)) return;
   cdevs_mo_stats st;
   cdevs_mo_stats_sim(r.mo, r.sim, &st);
   CHECK_EQ_INT((int)st.crossings, 4);
@@ -541,8 +563,7 @@ static void test_nested_when_and_powers(void) {
   for (int i = 1; i <= 2; i++)
     for (int j = 1; j <= 2; j++) CHECK_NEAR(x_at(&r, (uint32_t)(6 + 2 * (i - 1) + (j - 1)), 5.0), 5.0 - (i + j), 1e-6);
   run_close(&r);
-  if (run_text(&r, text, CDEVS_QSS3, 1e-8, 1e-10)) return;
-  CHECK_EQ_INT(cdevs_sim_run(r.sim, 2.0), CDEVS_OK);
+  if (run_text_until(&r, text, CDEVS_QSS3, 1e-8, 1e-10, 2.0)) return;
   CHECK_NEAR(x_at(&r, 0, 2.0), 1.0 + 3.0 / log(2.0), 1e-5);
   CHECK_NEAR(x_at(&r, 1, 2.0), 4.0, 1e-5);
   run_close(&r);
@@ -582,6 +603,7 @@ int main(void) {
   test_lotka();
   test_compile_errors();
   test_handler_if_and_sum();
+  test_handler_reads_algebraic();
   test_components();
   return check_report("test_mo");
 }
