@@ -291,7 +291,7 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     for (int k = 1; all && k <= ar; k++) all = c->ins[n - 1 - k].op == BC_CONST;
     sp -= (uint32_t)ar - 1;
     if (!all) continue;
-    bc_code mini = {&c->ins[n - 1 - ar], (uint32_t)ar + 1, (uint32_t)ar + 1, 0};
+    bc_code mini = {&c->ins[n - 1 - ar], (uint32_t)ar + 1, (uint32_t)ar + 1, 0, 0};
     bc_env env = {NULL, NULL, NULL, NULL, params, 0.0, NULL, UINT32_MAX, UINT32_MAX};
     double v[4];
     if (cdevs__bc_eval(&mini, &env, 0, v, st)) continue;
@@ -343,7 +343,9 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
   }
   c->n = m;
   c->dual_ok = 1;
+  c->reads_alg = 0;
   for (uint32_t i = 0; i < m; i++) {
+    c->reads_alg |= c->ins[i].op == BC_ALG;
     switch ((bc_op)c->ins[i].op) {
     case BC_ALG: case BC_POW: case BC_FN: case BC_ATAN2: case BC_MOD: case BC_RAND: c->dual_ok = 0; break;
     default: break;
@@ -756,7 +758,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       a = ac->target - 1;
       continue;
     }
-    for (uint32_t i = 0; i < ac->value.n; i++) /* the algebraics it reads, and theirs */
+    for (uint32_t i = 0; ac->value.reads_alg && i < ac->value.n; i++) /* the algebraics it reads, and theirs */
       if (ac->value.ins[i].op == BC_ALG && ensure_algs(cx, s, &ac->value.ins[i].arg, 1, t, UINT32_MAX))
         return -1;
     bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng, UINT32_MAX, UINT32_MAX};

@@ -68,6 +68,8 @@ typedef struct bc_code {
   /* Set by cdevs__bc_fold: cdevs__bc_eval_dual can evaluate it (no algebraic, which
    * would need its own partial, and no op without a partial rule). */
   uint8_t dual_ok;
+  /* Set by cdevs__bc_fold: the code loads an algebraic (which must be current first). */
+  uint8_t reads_alg;
 } bc_code;
 
 /* One step of a zero-crossing handler, run in order: a discrete assignment, a
