@@ -473,6 +473,12 @@ static void test_band_exit(void) {
       double tau = t * k / 1000.0, v = d[0] + tau * (d[1] + tau * (d[2] + tau * d[3]));
       worst = fmax(worst, fabs(v));
     }
+    /* and at d's turning points before t, which sampling could step over */
+    double disc = d[2] * d[2] - 3.0 * d[1] * d[3];
+    for (int k = -1; k <= 1 && d[3] != 0.0 && disc >= 0.0; k += 2) {
+      double tau = (-d[2] + k * sqrt(disc)) / (3.0 * d[3]);
+      if (tau > 0.0 && tau < t) worst = fmax(worst, fabs(d[0] + tau * (d[1] + tau * (d[2] + tau * d[3]))));
+    }
     double end = d[0] + t * (d[1] + t * (d[2] + t * d[3]));
     int s = d[1] != 0.0 ? (d[1] > 0.0) - (d[1] < 0.0) : d[2] != 0.0 ? (d[2] > 0.0) - (d[2] < 0.0) : (d[3] > 0.0) - (d[3] < 0.0);
     if (s * end < 0.0) turned++; /* left by the side it first moved away from */
@@ -485,6 +491,13 @@ static void test_band_exit(void) {
   }
   printf("band exit: %d finite exits, %d by the far side\n", n, turned);
   CHECK(n > 10000 && turned > 100);
+  /* Logged from the air-conditioner model: d falls to -0.0201929 at its turning
+   * point τ = 203.787, 5e-4 short of -bound, and leaves by +bound at the root of
+   * d - bound that numpy.roots gives, 396.44633814. An iteration that stops where
+   * its step vanishes (Halley's does at a turning point) answered 203.787. */
+  const double near[4] = {0.0092943548830461964, -0.00024976610908618475, 3.2113770911284901e-07,
+                          9.5417717845111894e-10};
+  CHECK_NEAR(cdevs__poly_band_exit(near, 3, 0.020202773975311651), 396.44633814, 1e-6);
 }
 
 /* NatLabRockies/SOEP-QSS#2: late in a run a requantization step can fall below the
