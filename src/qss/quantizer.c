@@ -44,8 +44,14 @@ static double time_to(double dq, double c, int k) {
   }
 }
 
+/* The hot paths below are written over an order that is a constant in each of
+ * their three instances (ORDERED): the loops over coefficients unroll and the
+ * shifts take their straight-line form. A run of advection (LIQSS2) spent a fifth
+ * of its instructions in loop control and calls the constant removes. */
+#define ORDERED static inline __attribute__((always_inline))
+
 /* The next time from tau, capped at the derivative refresh (see xr). */
-static double with_refresh(cdevs__qvar *v, const cdevs__qss_method *m, double t, double tau) {
+ORDERED double with_refresh(cdevs__qvar *v, double t, double tau, const int order) {
   v->refresh = 0;
   /* The root is only taken when the refresh may come first: |xr|·s^k <= dq, with s
    * how long after t_der the step would end, says it does not, without the root (a
@@ -53,9 +59,9 @@ static double with_refresh(cdevs__qvar *v, const cdevs__qss_method *m, double t,
    * of a LIQSS2 advection run). */
   if (v->xr == 0.0) return later(t, tau);
   double s = tau + (t - v->t_der), sk = s;
-  for (int k = 0; k < m->order; k++) sk *= s;
+  for (int k = 0; k < order; k++) sk *= s;
   if (!(s > 0.0 && fabs(v->xr) * sk <= v->dq)) {
-    double tr = v->t_der + time_to(v->dq, v->xr, m->order + 1) - t;
+    double tr = v->t_der + time_to(v->dq, v->xr, order + 1) - t;
     if (tr < tau) {
       tau = tr > 0.0 ? tr : 0.0;
       v->refresh = 1;
@@ -81,11 +87,15 @@ void cdevs__qvar_init(cdevs__qvar *v, const cdevs__qss_method *m, double x0, dou
   v->t_end = INFINITY;
 }
 
-void cdevs__qvar_advance(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+ORDERED void advance(cdevs__qvar *v, double t, const int order) {
   if (t != v->tx) {
-    cdevs__series_shift(v->x, m->order, t - v->tx);
+    cdevs__series_shift(v->x, order, t - v->tx);
     v->tx = t;
   }
+}
+
+void cdevs__qvar_advance(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+  advance(v, t, m->order);
 }
 
 double cdevs__qvar_x(const cdevs__qvar *v, const cdevs__qss_method *m, double t) {
@@ -207,13 +217,13 @@ void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t
   if (cdevs__qvar_place_q(v, m, t))
     cdevs__qvar_next_time(v, m, t); /* LIQSS: q was placed apart from x */
   else
-    v->tn = with_refresh(v, m, t, time_to(v->dq, v->x[m->order], m->order)); /* q = x */
+    v->tn = with_refresh(v, t, time_to(v->dq, v->x[m->order], m->order), m->order); /* q = x */
 }
 
-void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
-  int order = m->order;
+ORDERED void next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t, const int order) {
   double q[4], d[4];
-  cdevs__qvar_q(v, m, t, q);
+  for (int k = 0; k < 4; k++) q[k] = v->q[k];
+  cdevs__series_shift(q, order - 1, t - v->tq);
   for (int k = 0; k <= order; k++) d[k] = v->x[k] - (k < order ? q[k] : 0.0);
   double bound = m->linear_implicit ? 2.0 * v->dq : v->dq;
   if (fabs(d[0]) >= bound * ON_BOUND) {
@@ -240,13 +250,21 @@ void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t)
      * needs no new q, which is what keeps LIQSS cheap on stiff systems. */
     if ((r = cdevs__poly_min_pos_root(d, order)) < tau) tau = r;
   }
-  v->tn = with_refresh(v, m, t, tau);
+  v->tn = with_refresh(v, t, tau, order);
 }
 
-void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, double t,
-                                const double *d, int dorder) {
-  cdevs__qvar_advance(v, m, t);
-  for (int k = 0; k < m->order; k++) v->x[k + 1] = k <= dorder ? cdevs__div_small(d[k], k + 1) : 0.0;
+void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+  switch (m->order) {
+  case 1: next_time(v, m, t, 1); break;
+  case 2: next_time(v, m, t, 2); break;
+  default: next_time(v, m, t, 3); break;
+  }
+}
+
+ORDERED void set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, double t, const double *d, int dorder,
+                            const int order) {
+  advance(v, t, order);
+  for (int k = 0; k < order; k++) v->x[k + 1] = k <= dorder ? cdevs__div_small(d[k], k + 1) : 0.0;
   if (m->linear_implicit && v->a_pending && v->a_exact) v->a_pending = 0;
   if (m->linear_implicit && v->a_pending) {
     v->a_pending = 0;
@@ -256,7 +274,15 @@ void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, doub
       v->a = a < 0.0 && isfinite(a) ? a : 0.0;
     }
   }
-  cdevs__qvar_next_time(v, m, t);
+  next_time(v, m, t, order);
+}
+
+void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, double t, const double *d, int dorder) {
+  switch (m->order) {
+  case 1: set_derivative(v, m, t, d, dorder, 1); break;
+  case 2: set_derivative(v, m, t, d, dorder, 2); break;
+  default: set_derivative(v, m, t, d, dorder, 3); break;
+  }
 }
 
 void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, double x0) {
