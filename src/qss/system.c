@@ -835,7 +835,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bytes += SZ(ns * sizeof(cdevs__qvar)) + SZ(sp->n_algs * sizeof(double[4])) +
            SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 3 * SZ(nz) +
            SZ(nz * sizeof(double)) +
-           SZ(nitems * sizeof(hent)) + SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) + SZ(nz) + SZ(sp->n_algs) +
+           SZ(nitems * sizeof(hent)) + 64 + SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) + SZ(nz) + SZ(sp->n_algs) +
            SZ(sp->n_out) + 2 * SZ(sp->n_out * sizeof(uint32_t)) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4]));
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
@@ -850,6 +850,10 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->zjump = take(&p, nz);
   s->zquiet = take(&p, nz);
   s->zhyst = take(&p, nz * sizeof(double));
+  /* Entry 0 at 16 bytes past a cache line: the two children of every node (2i+1,
+   * 2i+2, 16 bytes each) then share one line, where otherwise every other pair
+   * straddles two. */
+  p += (64 - ((uintptr_t)p + 16) % 64) % 64;
   s->heap = take(&p, nitems * sizeof(hent));
   s->pos = take(&p, nitems * sizeof(uint32_t));
   s->self_dep = take(&p, ns);
