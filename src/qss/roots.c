@@ -220,10 +220,25 @@ double cdevs__poly_min_pos_root(const double *c, int deg) {
  * 1.3e-14), both measured against a quadruple-precision Newton iteration.
  */
 static double band_exit3_halley(const double *d, double bound) {
-  double x = cdevs__poly_band_exit(d, 2, bound);
-  if (!(x < INFINITY)) return NAN;
-  double side = peval(d, 2, x) > 0.0 ? 1.0 : -1.0;
-  double c[4] = {d[0] - side * bound, d[1], d[2], d[3]};
+  /* The quadratic part's exit, inline (it is a third of the cost): towards s, where
+   * d0 + d1·τ + d2·τ² - s·bound has one positive root if d2 goes the same way and
+   * two or none if it turns back; with none, the other side (one positive root). */
+  double s = d[1] > 0.0 ? 1.0 : d[1] < 0.0 ? -1.0 : d[2] > 0.0 ? 1.0 : d[2] < 0.0 ? -1.0 : 0.0;
+  if (s == 0.0) return NAN;
+  double side = s, c0 = d[0] - s * bound, x;
+  if (d[2] == 0.0) {
+    x = -c0 / d[1];
+  } else {
+    double disc = d[1] * d[1] - 4.0 * d[2] * c0;
+    if (disc < 0.0) {
+      side = -s, c0 = d[0] + s * bound;
+      disc = d[1] * d[1] - 4.0 * d[2] * c0;
+    }
+    double q = -0.5 * (d[1] + s * sqrt(disc)); /* sign -s: no cancellation */
+    x = side == s ? c0 / q : q / d[2];
+  }
+  if (!(x > 0.0 && x < INFINITY)) return NAN;
+  double c[4] = {c0, d[1], d[2], d[3]};
   int done = 0;
   for (int it = 0; it < 6 && !done; it++) {
     double f = peval(c, 3, x), fp = pderiv(c, 3, x), fpp = 6.0 * c[3] * x + 2.0 * c[2];
