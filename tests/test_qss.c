@@ -449,14 +449,15 @@ static void test_roots_overflow(void) {
   CHECK_NEAR(cdevs__poly_min_pos_root(c, 3), 0.6180339887498949, 1e-15);
 }
 
-/* cdevs__poly_band_exit's contract on random cubics d with |d(0)| < bound: up to the
- * exit t, |d| stays within the bound (sampled, to a relative 1e-6), and at t it has
- * reached it. Coefficients span seven decades each, so exits by either side, after
- * turning back, and far away all occur. */
+/* cdevs__poly_band_exit's contract on random cubics d with |d(0)| < bound, and on
+ * quadratics (every third, d3 = 0, solved as degree 2): up to the exit t, |d| stays
+ * within the bound (sampled, to a relative 1e-6, and at its turning points), and at
+ * t it has reached it. Coefficients span seven decades each, so exits by either
+ * side, after turning back, and far away all occur. */
 static void test_band_exit(void) {
   uint64_t r = 88172645463325252u;
-  int n = 0, turned = 0;
-  for (int i = 0; i < 20000; i++) {
+  int n = 0, turned = 0, turned2 = 0, lost = 0;
+  for (int i = 0; i < 30000; i++) {
     double d[4];
     for (int k = 0; k < 4; k++) {
       r ^= r << 13, r ^= r >> 7, r ^= r << 17;
@@ -465,8 +466,13 @@ static void test_band_exit(void) {
     }
     double bound = 1e-3;
     d[0] = fmod(d[0], bound); /* inside the band */
-    double t = cdevs__poly_band_exit(d, 3, bound);
-    if (!isfinite(t)) continue;
+    int deg = i % 3 == 2 ? 2 : 3;
+    if (deg == 2) d[3] = 0.0;
+    double t = cdevs__poly_band_exit(d, deg, bound);
+    if (!isfinite(t)) {
+      lost += deg == 2; /* a parabola always leaves */
+      continue;
+    }
     n++;
     double worst = 0.0;
     for (int k = 0; k <= 1000; k++) {
@@ -479,9 +485,11 @@ static void test_band_exit(void) {
       double tau = (-d[2] + k * sqrt(disc)) / (3.0 * d[3]);
       if (tau > 0.0 && tau < t) worst = fmax(worst, fabs(d[0] + tau * (d[1] + tau * (d[2] + tau * d[3]))));
     }
+    double tv = d[3] == 0.0 && d[2] != 0.0 ? -d[1] / (2.0 * d[2]) : -1.0; /* a parabola's vertex */
+    if (tv > 0.0 && tv < t) worst = fmax(worst, fabs(d[0] + tv * (d[1] + tv * d[2])));
     double end = d[0] + t * (d[1] + t * (d[2] + t * d[3]));
     int s = d[1] != 0.0 ? (d[1] > 0.0) - (d[1] < 0.0) : d[2] != 0.0 ? (d[2] > 0.0) - (d[2] < 0.0) : (d[3] > 0.0) - (d[3] < 0.0);
-    if (s * end < 0.0) turned++; /* left by the side it first moved away from */
+    if (s * end < 0.0) turned++, turned2 += deg == 2; /* left by the side it did not first move to */
     if (worst > (1.0 + 1e-6) * bound || fabs(end) < (1.0 - 1e-6) * bound) {
       printf("band exit: d = {%g, %g, %g, %g}: t = %g, max |d| %g, |d(t)| %g\n", d[0], d[1], d[2], d[3], t,
              worst, end);
@@ -489,8 +497,9 @@ static void test_band_exit(void) {
       return;
     }
   }
-  printf("band exit: %d finite exits, %d by the far side\n", n, turned);
-  CHECK(n > 10000 && turned > 100);
+  printf("band exit: %d finite exits, %d by the far side (%d of them quadratics)\n", n, turned, turned2);
+  CHECK(n > 20000 && turned > 100 && turned2 > 100);
+  CHECK_EQ_INT(lost, 0);
   /* Logged from the air-conditioner model: d falls to -0.0201929 at its turning
    * point τ = 203.787, 5e-4 short of -bound, and leaves by +bound at the root of
    * d - bound that numpy.roots gives, 396.44633814. An iteration that stops where

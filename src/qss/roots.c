@@ -206,6 +206,32 @@ double cdevs__poly_min_pos_root(const double *c, int deg) {
   return best;
 }
 
+/* The band exit of d0 + d1·τ + d2·τ² (d2 may be 0): towards s, the sign of the first
+ * nonzero of d1, d2, where d - s·bound has one positive root if d2 goes the same way
+ * and two or none if it turns back; with none, the other side (one positive root).
+ * Both from the cancellation-free formula, one square root and one division (the
+ * hot path of QSS2 and LIQSS2). Returns the side (±1, 0 for no exit: d1 = d2 = 0)
+ * and d0 - side·bound. */
+static inline double quad_exit(const double *d, double bound, double *side, double *c0out) {
+  double s = d[1] > 0.0 ? 1.0 : d[1] < 0.0 ? -1.0 : d[2] > 0.0 ? 1.0 : d[2] < 0.0 ? -1.0 : 0.0;
+  double c0 = d[0] - s * bound, x;
+  *side = s;
+  if (s == 0.0) return INFINITY;
+  if (d[2] == 0.0) {
+    x = -c0 / d[1];
+  } else {
+    double disc = d[1] * d[1] - 4.0 * d[2] * c0;
+    if (disc < 0.0) {
+      *side = -s, c0 = d[0] + s * bound;
+      disc = d[1] * d[1] - 4.0 * d[2] * c0;
+    }
+    double q = -0.5 * (d[1] + s * sqrt(disc)); /* sign -s: no cancellation */
+    x = *side == s ? c0 / q : q / d[2];
+  }
+  *c0out = c0;
+  return x > 0.0 ? x : INFINITY; /* NaN too */
+}
+
 /*
  * QSS3's band exit without the closed form, where that can be certified. Nearly
  * always the cubic term only bends the answer a little: the exit of d's quadratic
@@ -220,24 +246,8 @@ double cdevs__poly_min_pos_root(const double *c, int deg) {
  * 1.3e-14), both measured against a quadruple-precision Newton iteration.
  */
 static double band_exit3_halley(const double *d, double bound) {
-  /* The quadratic part's exit, inline (it is a third of the cost): towards s, where
-   * d0 + d1·τ + d2·τ² - s·bound has one positive root if d2 goes the same way and
-   * two or none if it turns back; with none, the other side (one positive root). */
-  double s = d[1] > 0.0 ? 1.0 : d[1] < 0.0 ? -1.0 : d[2] > 0.0 ? 1.0 : d[2] < 0.0 ? -1.0 : 0.0;
-  if (s == 0.0) return NAN;
-  double side = s, c0 = d[0] - s * bound, x;
-  if (d[2] == 0.0) {
-    x = -c0 / d[1];
-  } else {
-    double disc = d[1] * d[1] - 4.0 * d[2] * c0;
-    if (disc < 0.0) {
-      side = -s, c0 = d[0] + s * bound;
-      disc = d[1] * d[1] - 4.0 * d[2] * c0;
-    }
-    double q = -0.5 * (d[1] + s * sqrt(disc)); /* sign -s: no cancellation */
-    x = side == s ? c0 / q : q / d[2];
-  }
-  if (!(x > 0.0 && x < INFINITY)) return NAN;
+  double side, c0, x = quad_exit(d, bound, &side, &c0);
+  if (!(x < INFINITY)) return NAN;
   double c[4] = {c0, d[1], d[2], d[3]};
   int done = 0;
   for (int it = 0; it < 6 && !done; it++) {
@@ -279,19 +289,21 @@ static double band_exit3_halley(const double *d, double bound) {
  */
 double cdevs__poly_band_exit(const double *d, int deg, double bound) {
   while (deg > 0 && d[deg] == 0.0) deg--;
-  if (deg == 3) {
-    double x = band_exit3_halley(d, bound);
-    if (x == x) return x;
+  if (deg < 3) { /* d has deg + 1 coefficients */
+    double e[3] = {d[0], deg > 0 ? d[1] : 0.0, deg > 1 ? d[2] : 0.0}, side, c0;
+    return quad_exit(e, bound, &side, &c0);
   }
+  double x = band_exit3_halley(d, bound);
+  if (x == x) return x;
   int s = 0;
   for (int k = 1; k <= deg && !s; k++) s = (d[k] > 0.0) - (d[k] < 0.0);
   if (!s) return INFINITY;
-  double c[4] = {d[0] - s * bound, deg > 0 ? d[1] : 0, deg > 1 ? d[2] : 0, deg > 2 ? d[3] : 0};
-  double t1 = cdevs__poly_min_pos_root(c, deg);
+  double c[4] = {d[0] - s * bound, d[1], d[2], d[3]};
+  double t1 = cdevs__poly_min_pos_root(c, 3);
   int other = 0;
   if (isinf(t1)) {
     other = 1; /* never reaches s·bound: the other side, if any */
-  } else if (deg == 3) {
+  } else {
     /* Critical points of d in (0, t1): d turns at the first and back at the second,
      * where it is furthest towards -s. */
     double dp[3] = {d[1], 2.0 * d[2], 3.0 * d[3]}, r[2];
@@ -301,10 +313,10 @@ double cdevs__poly_band_exit(const double *d, int deg, double bound) {
       double v = peval(d, 3, r[k + 1]);
       if (s * v <= -bound) other = 1;
     }
-  } /* degrees 1 and 2: d cannot turn back and still reach s·bound later */
+  }
   if (other) {
     c[0] = d[0] + s * bound;
-    double t2 = cdevs__poly_min_pos_root(c, deg);
+    double t2 = cdevs__poly_min_pos_root(c, 3);
     if (t2 < t1) t1 = t2;
   }
   return t1;
