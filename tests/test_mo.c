@@ -455,6 +455,74 @@ static void test_handler_reads_algebraic(void) {
   run_close(&r);
 }
 
+/* The order of simultaneous events, through the buckets the system keeps for items
+ * rescheduled to one time (sampling): two families of sampled crossings, every 1 and
+ * every 2, numbered alternately, fire at the same instants (their buckets take turns)
+ * and hash the order they fire in; one handler moves a crossing still waiting in the
+ * current instant to half a step later, two others move one that has already fired
+ * (it waits for the next instant, last in its bucket or not) by a quarter. The
+ * reference is a plain simulation of the same handlers taking the earliest (time,
+ * crossing) pair each time, crossings numbered in the order they are written. A
+ * bucket that is not re-sorted when its first item leaves, an append out of order,
+ * or a last item left behind each change the hash. */
+static double bucket_order_reference(int n, double stop) {
+  double n1[16], n2[16], h = 0.0;
+  for (int i = 1; i <= n; i++) n1[i] = 1.0, n2[i] = 2.0;
+  for (;;) {
+    int best = -1;
+    double tb = INFINITY;
+    for (int z = 0; z < 2 * n; z++) { /* i's two crossings are 2(i - 1) and 2(i - 1) + 1 */
+      double tz = z % 2 ? n2[z / 2 + 1] : n1[z / 2 + 1];
+      if (tz < tb) tb = tz, best = z; /* ties: the lower crossing, seen first */
+    }
+    if (tb > stop) return h;
+    int i = best / 2 + 1;
+    if (best % 2 == 0) {
+      if (i == 5) n1[4] += 0.25;
+      n1[i] += 1.0;
+      h = fmod(h * 31.0 + i, 1000003.0);
+      if (i == 3) n1[6] += 0.5;
+      if (i == 7) n1[2] += 0.25;
+    } else {
+      n2[i] += 2.0;
+      h = fmod(h * 31.0 + 100 + i, 1000003.0);
+    }
+  }
+}
+
+static void test_simultaneous_order(void) {
+  const char *text =
+      "model m\n"
+      "  constant Integer N = 8;\n"
+      "  Real h(start = 0);\n"
+      "  discrete Real n1[N], n2[N];\n"
+      "initial algorithm\n"
+      "  for i in 1:N loop\n    n1[i] := 1;\n    n2[i] := 2;\n  end for;\n"
+      "equation\n"
+      "  der(h) = 0;\n"
+      "algorithm\n"
+      "  for i in 1:N loop\n"
+      "    when time > n1[i] then\n"
+      "      if i == 5 then\n        n1[4] := n1[4] + 0.25;\n      end if;\n"
+      "      n1[i] := n1[i] + 1;\n"
+      "      reinit(h, mod(h * 31 + i, 1000003));\n"
+      "      if i == 3 then\n        n1[6] := n1[6] + 0.5;\n      end if;\n"
+      "      if i == 7 then\n        n1[2] := n1[2] + 0.25;\n      end if;\n"
+      "    end when;\n"
+      "    when time > n2[i] then\n"
+      "      n2[i] := n2[i] + 2;\n"
+      "      reinit(h, mod(h * 31 + 100 + i, 1000003));\n"
+      "    end when;\n"
+      "  end for;\n"
+      "end m;\n";
+  run r;
+  if (run_text_until(&r, text, CDEVS_QSS2, 1e-6, 1e-9, 20.9)) return;
+  double want = bucket_order_reference(8, 20.9);
+  printf("simultaneous events: hash %.0f (reference %.0f)\n", x_at(&r, 0, 20.9), want);
+  CHECK(x_at(&r, 0, 20.9) == want);
+  run_close(&r);
+}
+
 /* rand(a) draws glibc's unseeded rand() sequence, as QSS Solver's models do: the
  * initial algorithm takes the first draws and the event handlers go on from there.
  * The reference is the C library itself (srand(1) restores the unseeded state). */
@@ -604,6 +672,7 @@ int main(void) {
   test_compile_errors();
   test_handler_if_and_sum();
   test_handler_reads_algebraic();
+  test_simultaneous_order();
   test_components();
   return check_report("test_mo");
 }
