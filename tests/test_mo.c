@@ -455,6 +455,34 @@ static void test_handler_reads_algebraic(void) {
   run_close(&r);
 }
 
+/* Only the branch an if-expression takes may fail: with g = 0 after t = 0.5, -x/g is
+ * not the value, -2x is (both are evaluated, the untaken one's division by zero
+ * must not stop the run). x(1) = e^-0.5 · e^-1. */
+static void test_if_untaken_branch(void) {
+  const char *text = "model m\n  Real x(start = 1);\n  discrete Real g(start = 1);\nequation\n"
+                     "  der(x) = if g > 0 then -x / g else -2 * x;\nalgorithm\n"
+                     "  when time > 0.5 then\n    g := 0;\n  end when;\nend m;\n";
+  run r;
+  if (run_text_until(&r, text, CDEVS_QSS3, 1e-6, 1e-9, 1.0)) return;
+  printf("if-expression, untaken division by zero: x(1) = %.9f (exact %.9f)\n", x_at(&r, 0, 1.0), exp(-1.5));
+  CHECK_NEAR(x_at(&r, 0, 1.0), exp(-1.5), 4.0 * 1e-6 * exp(-0.5));
+  run_close(&r);
+}
+
+/* A handler's assignments are one change: g2 := 1 then g1 := 3 take g1 - g2 from 1
+ * to 2, and der(x) is evaluated once after both, not in between (where g1 - g2 = 0
+ * is a division by zero). x(1) = e^-0.5 · e^-0.25. */
+static void test_handler_one_change(void) {
+  const char *text = "model m\n  Real x(start = 1);\n  discrete Real g1(start = 1), g2(start = 0);\n"
+                     "equation\n  der(x) = -x / (g1 - g2);\nalgorithm\n"
+                     "  when time > 0.5 then\n    g2 := 1;\n    g1 := 3;\n  end when;\nend m;\n";
+  run r;
+  if (run_text_until(&r, text, CDEVS_QSS3, 1e-6, 1e-9, 1.0)) return;
+  printf("two assignments, one change: x(1) = %.9f (exact %.9f)\n", x_at(&r, 0, 1.0), exp(-0.75));
+  CHECK_NEAR(x_at(&r, 0, 1.0), exp(-0.75), 4.0 * 1e-6 * exp(-0.5));
+  run_close(&r);
+}
+
 /* The order of simultaneous events, through the buckets the system keeps for items
  * rescheduled to one time (sampling): two families of sampled crossings, every 1 and
  * every 2, numbered alternately, fire at the same instants (their buckets take turns)
@@ -673,6 +701,8 @@ int main(void) {
   test_handler_if_and_sum();
   test_handler_reads_algebraic();
   test_simultaneous_order();
+  test_if_untaken_branch();
+  test_handler_one_change();
   test_components();
   return check_report("test_mo");
 }

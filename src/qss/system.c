@@ -184,7 +184,10 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
       cdevs_taylor_sub(d, r, st[sp], order);
       int s = cdevs__side(d, order);
       int take_b = in->op == BC_MIN ? s > 0 : s < 0;
-      if (take_b) memcpy(r, st[sp], sizeof st[0]);
+      if (isnan(r[0]) || isnan(st[sp][0]))
+        cdevs__series_const(r, NAN);
+      else if (take_b)
+        memcpy(r, st[sp], sizeof st[0]);
       break;
     }
     case BC_ATAN2: {
@@ -211,16 +214,25 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
       for (int k = 1; k <= order; k++) r[k] -= q * st[sp][k];
       break;
     }
-    case BC_SIGN: r = st[sp - 1], cdevs__series_const(r, (r[0] > 0) - (r[0] < 0)); break;
+    case BC_SIGN: r = st[sp - 1], cdevs__series_const(r, isnan(r[0]) ? (double)NAN : (r[0] > 0) - (r[0] < 0)); break;
     case BC_FLOOR: r = st[sp - 1], cdevs__series_const(r, floor(r[0])); break;
     case BC_CEIL: r = st[sp - 1], cdevs__series_const(r, ceil(r[0])); break;
+    /* Logic on an undefined value (NaN, see below) stays undefined. */
     case BC_LT: case BC_LE: case BC_GT: case BC_GE: case BC_EQ: case BC_NE:
       sp--;
-      cdevs__series_const(st[sp - 1], cmp_op(in->op, st[sp - 1][0], st[sp][0]));
+      cdevs__series_const(st[sp - 1], isnan(st[sp - 1][0]) || isnan(st[sp][0])
+                                          ? (double)NAN : (double)cmp_op(in->op, st[sp - 1][0], st[sp][0]));
       break;
-    case BC_AND: sp--, cdevs__series_const(st[sp - 1], st[sp - 1][0] != 0.0 && st[sp][0] != 0.0); break;
-    case BC_OR: sp--, cdevs__series_const(st[sp - 1], st[sp - 1][0] != 0.0 || st[sp][0] != 0.0); break;
-    case BC_NOT: cdevs__series_const(st[sp - 1], st[sp - 1][0] == 0.0); break;
+    case BC_AND: case BC_OR:
+      sp--;
+      if (isnan(st[sp - 1][0]) || isnan(st[sp][0]))
+        cdevs__series_const(st[sp - 1], NAN);
+      else if (in->op == BC_AND)
+        cdevs__series_const(st[sp - 1], st[sp - 1][0] != 0.0 && st[sp][0] != 0.0);
+      else
+        cdevs__series_const(st[sp - 1], st[sp - 1][0] != 0.0 || st[sp][0] != 0.0);
+      break;
+    case BC_NOT: cdevs__series_const(st[sp - 1], isnan(st[sp - 1][0]) ? (double)NAN : st[sp - 1][0] == 0.0); break;
     case BC_RAND: {
       if (!env->rng) return CDEVS_EDOMAIN;
       cdevs__series_const(st[sp - 1], cdevs__crand_scaled(env->rng, st[sp - 1][0]));
@@ -228,13 +240,19 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
     }
     case BC_SELECT:
       sp -= 2;
-      if (st[sp - 1][0] != 0.0)
+      if (isnan(st[sp - 1][0]))
+        cdevs__series_const(st[sp - 1], NAN);
+      else if (st[sp - 1][0] != 0.0)
         memcpy(st[sp - 1], st[sp], sizeof st[0]);
       else
         memcpy(st[sp - 1], st[sp + 1], sizeof st[0]);
       break;
     }
-    if (st_ok) return st_ok;
+    /* A domain error makes the op's value undefined (NaN), not the evaluation an
+     * error: both branches of an if-expression are evaluated, and only the one
+     * taken may fail (if g > 0 then x/g else 0, with g = 0). An undefined value
+     * that reaches the result is the error. */
+    if (st_ok) cdevs__series_const(st[sp - 1], NAN), st[sp - 1][1] = st[sp - 1][2] = st[sp - 1][3] = NAN;
   }
   /* Coefficient by coefficient: the ops wrote them one or two at a time, and a
    * wider load of just-stored values cannot be forwarded from the store buffer (it
@@ -243,7 +261,9 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
    * of the evaluator's time on advection. */
   const volatile double *res = st[0];
   for (int k = 0; k < 4; k++) out[k] = k <= order || (dual && k == 3) ? res[k] : 0.0;
-  return CDEVS_OK;
+  /* An undefined operand (all its coefficients NaN) makes every op's value at τ = 0
+   * undefined, so the result's first coefficient says it all. */
+  return out[0] != out[0] ? CDEVS_EDOMAIN : CDEVS_OK;
 }
 
 int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*st)[4]) {
@@ -457,6 +477,11 @@ typedef struct sys_state {
   uint8_t *out_dirty;
   double t;
   cdevs__crand rng;
+  /* What a handler's discrete assignments make stale, updated once at its end:
+   * derivatives hdlist[0..nhd) (hd_a: a before the handler) and crossings
+   * hzlist[0..nhz); hdmark/hzmark equal to hstamp while listed. */
+  uint32_t *hdlist, *hdmark, *hzlist, *hzmark, nhd, nhz, hstamp;
+  double *hd_a;
   uint32_t cur_cross; /* the crossing whose handler runs; its plan was redone if touched */
   int cur_touched;
   uint64_t steps, crossings, reinits, refreshes;
@@ -847,6 +872,12 @@ static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t)
 
 static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint32_t n, double t) {
   const cdevs__sys_spec *sp = s->sp;
+  s->nhd = s->nhz = 0;
+  if (++s->hstamp == 0) { /* marks start at 0; after 2^32 handlers, again */
+    memset(s->hdmark, 0, s->sp->n_states * sizeof(uint32_t));
+    memset(s->hzmark, 0, s->sp->n_cross * sizeof(uint32_t));
+    s->hstamp = 1;
+  }
   for (uint32_t a = 0; a < n; a++) {
     const sys_action *ac = &acts[a];
     if (ac->reinit == ACT_JUMP) {
@@ -877,20 +908,29 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       algs_stale(s);
       for (uint32_t k = s->dd.start[ac->target]; k < s->dd.start[ac->target + 1]; k++) {
         uint32_t j = s->dd.to[k];
-        double a_before = s->v[j].a;
-        if (update_der(cx, s, j, t)) return -1;
-        /* LIQSS: a mode change (a switch's resistance) that changes ∂ẋ/∂q makes q,
-         * placed for the old linearisation, stale: requantize now. */
-        if (s->m->linear_implicit && s->self_dep[j] &&
-            (s->self_dep[j] == SELF_FUSED ? s->v[j].a != a_before : exact_a(cx, s, j, t))) {
-          hfix(s, j, t);
-        }
+        if (s->hdmark[j] != s->hstamp) s->hdmark[j] = s->hstamp, s->hd_a[j] = s->v[j].a, s->hdlist[s->nhd++] = j;
       }
-      for (uint32_t k = s->dz.start[ac->target]; k < s->dz.start[ac->target + 1]; k++)
-        if (plan_cross(cx, s, s->dz.to[k], t)) return -1;
+      for (uint32_t k = s->dz.start[ac->target]; k < s->dz.start[ac->target + 1]; k++) {
+        uint32_t z = s->dz.to[k];
+        if (s->hzmark[z] != s->hstamp) s->hzmark[z] = s->hstamp, s->hzlist[s->nhz++] = z;
+      }
       mark_outputs(s, &s->dso, ac->target);
     }
   }
+  /* Then what the assignments made stale, each once and with all of them made (a
+   * switch that sets both a resistance and a flag is one change, not two). */
+  for (uint32_t k = 0; k < s->nhd; k++) {
+    uint32_t j = s->hdlist[k];
+    if (update_der(cx, s, j, t)) return -1;
+    /* LIQSS: a mode change (a switch's resistance) that changes ∂ẋ/∂q makes q,
+     * placed for the old linearisation, stale: requantize now. */
+    if (s->m->linear_implicit && s->self_dep[j] &&
+        (s->self_dep[j] == SELF_FUSED ? s->v[j].a != s->hd_a[j] : exact_a(cx, s, j, t))) {
+      hfix(s, j, t);
+    }
+  }
+  for (uint32_t k = 0; k < s->nhz; k++)
+    if (plan_cross(cx, s, s->hzlist[k], t)) return -1;
   return 0;
 }
 
@@ -928,7 +968,8 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
            SZ(nz * sizeof(double)) +
            SZ(nitems * sizeof(hent)) + 64 + SZ(2 * nitems * sizeof(uint32_t)) +
            5 * SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) + SZ(nz) + SZ(sp->n_algs) +
-           SZ(sp->n_out) + 2 * SZ(sp->n_out * sizeof(uint32_t)) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4]));
+           SZ(sp->n_out) + 2 * SZ(sp->n_out * sizeof(uint32_t)) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4])) +
+           2 * SZ(ns * sizeof(uint32_t)) + SZ(ns * sizeof(double)) + 2 * SZ(nz * sizeof(uint32_t));
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
   memset(s->block, 0, bytes);
@@ -964,6 +1005,11 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->seed_stamp = take(&p, sp->n_algs * sizeof(uint32_t));
   s->alg_todo = take(&p, sp->n_algs * sizeof(uint32_t));
   s->alg_seed = take(&p, sp->n_algs * sizeof(double[4]));
+  s->hdlist = take(&p, ns * sizeof(uint32_t));
+  s->hdmark = take(&p, ns * sizeof(uint32_t));
+  s->hd_a = take(&p, ns * sizeof(double));
+  s->hzlist = take(&p, nz * sizeof(uint32_t));
+  s->hzmark = take(&p, nz * sizeof(uint32_t));
 #undef SZ
   s->stamp = 1; /* alg_stamp starts at 0: every algebraic stale */
   /* The codes of the derivatives, crossing functions and algebraics, by pointer. */
