@@ -290,6 +290,7 @@ void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, dou
   v->x[0] = x0;
   v->a_pending = 0;
   v->restart = m->linear_implicit;
+  v->refresh = 0; /* its event is a requantization, even if a refresh was due */
   v->tn = t;
 }
 

@@ -937,7 +937,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
    * planned (with x reset near q, that could be later). */
   for (uint32_t k = 0; k < s->nhr; k++) {
     cdevs__qvar *v = &s->v[s->hrlist[k]];
-    if (v->tn != t) v->tn = t, hfix(s, s->hrlist[k], t);
+    if (v->tn != t) v->tn = t, v->refresh = 0, hfix(s, s->hrlist[k], t);
   }
   return 0;
 }
