@@ -519,7 +519,7 @@ static void emit(comp *c, bc_op op, uint32_t arg, double k, int delta) {
     c->oom = 1;
     return;
   }
-  c->code[c->ncode++] = (bc_ins){(uint8_t)op, arg, k};
+  c->code[c->ncode++] = (bc_ins){.op = (uint8_t)op, .arg = arg, .k = k};
   c->sp += delta;
   if (c->sp > c->maxsp) c->maxsp = c->sp;
 }

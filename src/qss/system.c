@@ -67,6 +67,7 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
                                                                int dual, double *out, double (*st)[4]) {
   int sp = 0;
   const int top = dual ? 3 : order; /* the last coefficient a linear op scales */
+  double kept[4]; /* a state's series that is read again (BC_KEEP, BC_AGAIN) */
   for (uint32_t i = 0; i < c->n; i++) {
     const bc_ins *in = &c->ins[i];
     double *r, pd = 0.0;
@@ -80,7 +81,16 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
       if (order >= 1 && env->seed == UINT32_MAX) st[sp][1] = 1.0;
       sp++;
       break;
-    case BC_STATE: load_state(env, in->arg, order, dual, st[sp++]); break;
+    case BC_STATE:
+      r = st[sp++];
+      if (in->reuse == BC_AGAIN) {
+        for (int k = 0; k < 4; k++) r[k] = kept[k];
+      } else {
+        load_state(env, in->arg, order, dual, r);
+        if (in->reuse == BC_KEEP) /* 8-byte reads of what load_state just stored */
+          for (int k = 0; k < 4; k++) kept[k] = ((const volatile double *)r)[k];
+      }
+      break;
     case BC_ADDK: st[sp - 1][0] += in->k; break;
     case BC_SUBK: st[sp - 1][0] -= in->k; break;
     case BC_RSUBK:
@@ -95,8 +105,8 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
       for (int k = 0; k <= top; k++) st[sp - 1][k] /= in->k;
       break;
     case BC_ADDS: case BC_SUBS: case BC_MULS: {
-      double q[4];
-      load_state(env, in->arg, order, dual, q);
+      double qown[4], *q = in->reuse ? kept : qown;
+      if (in->reuse != BC_AGAIN) load_state(env, in->arg, order, dual, q);
       r = st[sp - 1];
       if (in->op == BC_ADDS) {
         if (dual) pd = r[3] + q[3];
@@ -304,7 +314,7 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
   double st[4][4];
   for (uint32_t i = 0; i < c->n; i++) {
     bc_ins in = c->ins[i];
-    if (in.op == BC_PARAM) in = (bc_ins){BC_CONST, 0, params[in.arg]};
+    if (in.op == BC_PARAM) in = (bc_ins){.op = BC_CONST, .arg = 0, .k = params[in.arg]};
     int ar = bc_arity(in.op);
     c->ins[n++] = in;
     if (ar < 0) {
@@ -320,7 +330,7 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     double v[4];
     if (cdevs__bc_eval(&mini, &env, 0, v, st)) continue;
     n -= (uint32_t)ar + 1;
-    c->ins[n++] = (bc_ins){BC_CONST, 0, v[0]};
+    c->ins[n++] = (bc_ins){.op = BC_CONST, .arg = 0, .k = v[0]};
   }
   /* Fusion. The top operand of a binary op is the value of the instruction just
    * before it when that is a load; a constant loaded just before that one is the
@@ -331,32 +341,32 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     int op = in.op;
     bc_ins *prev = m > 0 ? &c->ins[m - 1] : NULL;
     if (prev && op == BC_POW && prev->op == BC_CONST) { /* a^k: the exact power */
-      *prev = (bc_ins){BC_POWK, 0, prev->k};
+      *prev = (bc_ins){.op = BC_POWK, .arg = 0, .k = prev->k};
       continue;
     }
     if (prev && (op == BC_ADD || op == BC_SUB || op == BC_MUL || op == BC_DIV)) {
       if (prev->op == BC_CONST && (op != BC_DIV || prev->k != 0.0)) {
         static const uint8_t with_k[] = {[BC_ADD] = BC_ADDK, [BC_SUB] = BC_SUBK, [BC_MUL] = BC_MULK,
                                          [BC_DIV] = BC_DIVK};
-        *prev = (bc_ins){with_k[op], 0, prev->k};
+        *prev = (bc_ins){.op = with_k[op], .arg = 0, .k = prev->k};
         /* a/k as a·(1/k): a product instead of a division per coefficient, which is
          * what a division by a parameter (a capacitance) cost; a last-bit difference. */
         double inv = 1.0 / prev->k;
-        if (op == BC_DIV && isfinite(inv) && inv != 0.0) *prev = (bc_ins){BC_MULK, 0, inv};
+        if (op == BC_DIV && isfinite(inv) && inv != 0.0) *prev = (bc_ins){.op = BC_MULK, .arg = 0, .k = inv};
         continue;
       }
       if (prev->op == BC_STATE && op != BC_DIV) {
         uint32_t j = prev->arg;
         if (m > 1 && c->ins[m - 2].op == BC_CONST) { /* k op q */
           double k = c->ins[m - 2].k;
-          c->ins[m - 2] = (bc_ins){BC_STATE, j, 0.0};
-          *prev = (bc_ins){op == BC_ADD ? BC_ADDK : op == BC_SUB ? BC_RSUBK : BC_MULK, 0, k};
+          c->ins[m - 2] = (bc_ins){.op = BC_STATE, .arg = j, .k = 0.0};
+          *prev = (bc_ins){.op = op == BC_ADD ? BC_ADDK : op == BC_SUB ? BC_RSUBK : BC_MULK, .arg = 0, .k = k};
         } else {
-          *prev = (bc_ins){op == BC_ADD ? BC_ADDS : op == BC_SUB ? BC_SUBS : BC_MULS, j, 0.0};
+          *prev = (bc_ins){.op = op == BC_ADD ? BC_ADDS : op == BC_SUB ? BC_SUBS : BC_MULS, .arg = j, .k = 0.0};
           /* -q_a + q_b, as an upwind difference is written: q_b - q_a, two ops fewer */
           if (op == BC_ADD && m > 2 && c->ins[m - 2].op == BC_NEG && c->ins[m - 3].op == BC_STATE) {
-            c->ins[m - 2] = (bc_ins){BC_SUBS, c->ins[m - 3].arg, 0.0};
-            c->ins[m - 3] = (bc_ins){BC_STATE, j, 0.0};
+            c->ins[m - 2] = (bc_ins){.op = BC_SUBS, .arg = c->ins[m - 3].arg, .k = 0.0};
+            c->ins[m - 3] = (bc_ins){.op = BC_STATE, .arg = j, .k = 0.0};
             m--;
           }
         }
@@ -366,6 +376,20 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     c->ins[m++] = in;
   }
   c->n = m;
+  /* A state read again with no other state read between (advection's u[j], four
+   * times in its derivative): the evaluator keeps the first read's series instead
+   * of loading and shifting q again. */
+  uint32_t last = UINT32_MAX, at = 0;
+  for (uint32_t i = 0; i < m; i++) {
+    if (!BC_READS_STATE(c->ins[i].op)) continue;
+    c->ins[i].reuse = 0;
+    if (c->ins[i].arg == last) {
+      c->ins[i].reuse = BC_AGAIN;
+      if (c->ins[at].reuse != BC_AGAIN) c->ins[at].reuse = BC_KEEP;
+    } else {
+      last = c->ins[i].arg, at = i;
+    }
+  }
   c->dual_ok = 1;
   c->reads_alg = 0;
   for (uint32_t i = 0; i < m; i++) {

@@ -57,9 +57,13 @@ double cdevs__crand_scaled(cdevs__crand *g, double a);
 
 typedef struct bc_ins {
   uint8_t op;
+  /* Set by cdevs__bc_fold on state reads: BC_KEEP, the state is read again before
+   * any other (the evaluator keeps its series); BC_AGAIN, it is that kept series. */
+  uint8_t reuse;
   uint32_t arg;
   double k;
 } bc_ins;
+enum { BC_KEEP = 1, BC_AGAIN = 2 };
 
 typedef struct bc_code {
   bc_ins *ins;
