@@ -124,10 +124,13 @@ static void test_bball(void) {
  * (ΔQ = max(1e-3·|x|, 1e-5)), with one quantum of slack for the quantum shrinking
  * along with x between requantizations. */
 static unsigned long long cube_steps[2];
-static void test_cube(cdevs_mo_jacobian jac) {
-  static const char text[] = "model cube\n  Real x(start = 1);\nequation\n  der(x) = -100 * x^3;\nend cube;\n";
+static void test_cube(cdevs_mo_jacobian jac, int product) {
+  /* x·x·x reads x three times in a row: the evaluator reuses the first read's series
+   * (with its partial, under LIQSS) for the other two. */
+  static const char power[] = "model cube\n  Real x(start = 1);\nequation\n  der(x) = -100 * x^3;\nend cube;\n";
+  static const char prod[] = "model cube\n  Real x(start = 1);\nequation\n  der(x) = -100 * x * x * x;\nend cube;\n";
   run r;
-  if (run_text_jac(&r, text, CDEVS_LIQSS2, 1e-3, 1e-5, jac)) return;
+  if (run_text_jac(&r, product ? prod : power, CDEVS_LIQSS2, 1e-3, 1e-5, jac)) return;
   double worst = 0;
   for (double t = 0; t <= 10; t += 1e-3) {
     if (cdevs_sim_run(r.sim, t)) {
@@ -139,10 +142,10 @@ static void test_cube(cdevs_mo_jacobian jac) {
   }
   cdevs_mo_stats st;
   cdevs_mo_stats_get(cdevs_sim_state(r.sim, r.m), &st);
-  printf("x' = -100x^3 LIQSS2 (%s a): %llu steps, max error %.3g quanta\n", jac ? "secant" : "exact",
-         (unsigned long long)st.steps, worst);
+  printf("x' = -100%s LIQSS2 (%s a): %llu steps, max error %.3g quanta\n", product ? "x·x·x" : "x^3",
+         jac ? "secant" : "exact", (unsigned long long)st.steps, worst);
   CHECK(worst <= 3.0);
-  cube_steps[jac] = st.steps;
+  if (!product) cube_steps[jac] = st.steps;
   run_close(&r);
 }
 
@@ -488,6 +491,53 @@ static void test_undefined_on_the_way(void) {
   }
 }
 
+/* A state read again with no other state read between reuses its first read's
+ * series (BC_KEEP, BC_AGAIN): q³ + q·(q - 1/2), read four times, against the same
+ * ops with the reuse marks cleared, and against the series of q(τ)³ + q(τ)² - q(τ)/2
+ * multiplied out by hand, q shifted to t (a quadratic q, QSS3, at order 3; and
+ * LIQSS2's order 2 with the partial ∂f/∂q = 3q² + 2q - 1/2 in coefficient 3). */
+static void test_state_reuse(void) {
+  bc_ins ins[] = {
+      {.op = BC_STATE, .arg = 0}, {.op = BC_STATE, .arg = 0}, {.op = BC_MUL}, {.op = BC_STATE, .arg = 0},
+      {.op = BC_MUL},            {.op = BC_STATE, .arg = 0}, {.op = BC_STATE, .arg = 0},
+      {.op = BC_CONST, .k = 0.5}, {.op = BC_SUB},            {.op = BC_MUL},
+      {.op = BC_ADD},
+  };
+  bc_code c = {ins, sizeof ins / sizeof ins[0], 8, 0, 0};
+  cdevs__bc_fold(&c, NULL);
+  int kept = 0, again = 0;
+  for (uint32_t i = 0; i < c.n; i++) kept += c.ins[i].reuse == BC_KEEP, again += c.ins[i].reuse == BC_AGAIN;
+  CHECK(kept == 1 && again >= 2);
+  bc_ins plain_ins[16];
+  memcpy(plain_ins, c.ins, c.n * sizeof c.ins[0]);
+  for (uint32_t i = 0; i < c.n; i++) plain_ins[i].reuse = 0;
+  bc_code plain = {plain_ins, c.n, 8, 0, 0};
+  for (int liqss = 0; liqss < 2; liqss++) {
+    const cdevs__qss_method *m = cdevs__qss_method_get(liqss ? CDEVS_LIQSS2 : CDEVS_QSS3);
+    cdevs__qvar v;
+    memset(&v, 0, sizeof v);
+    v.q[0] = 0.7, v.q[1] = -0.3, v.q[2] = liqss ? 0.0 : 0.11;
+    v.tq = 1.0;
+    double t = 1.25, s = t - v.tq, q[4] = {v.q[0] + s * (v.q[1] + s * v.q[2]), v.q[1] + 2 * s * v.q[2], v.q[2], 0};
+    /* q² and q³ as series: (a0 + a1τ + a2τ²)^n by hand */
+    double q2[4] = {q[0] * q[0], 2 * q[0] * q[1], 2 * q[0] * q[2] + q[1] * q[1], 2 * q[1] * q[2]};
+    double q3[4] = {q2[0] * q[0], q2[0] * q[1] + q2[1] * q[0], q2[0] * q[2] + q2[1] * q[1] + q2[2] * q[0],
+                    q2[1] * q[2] + q2[2] * q[1] + q2[3] * q[0]};
+    int order = liqss ? 2 : 3;
+    bc_env env = {&v, m, NULL, NULL, NULL, t, NULL, UINT32_MAX, liqss ? 0 : UINT32_MAX};
+    double (*stack)[4] = malloc(8 * sizeof *stack), a[4], b[4];
+    int ea = liqss ? cdevs__bc_eval_dual(&c, &env, order, a, stack) : cdevs__bc_eval(&c, &env, order, a, stack);
+    int eb = liqss ? cdevs__bc_eval_dual(&plain, &env, order, b, stack) : cdevs__bc_eval(&plain, &env, order, b, stack);
+    CHECK(ea == 0 && eb == 0);
+    for (int k = 0; k <= order; k++) {
+      CHECK(a[k] == b[k]);
+      CHECK_NEAR(a[k], q3[k] + q2[k] - 0.5 * q[k], 1e-12);
+    }
+    if (liqss) CHECK_NEAR(a[3], 3 * q[0] * q[0] + 2 * q[0] - 0.5, 1e-12);
+    free(stack);
+  }
+}
+
 /* The order of simultaneous events, through the buckets the system keeps for items
  * rescheduled to one time (sampling): two families of sampled crossings, every 1 and
  * every 2, numbered alternately, fire at the same instants (their buckets take turns)
@@ -693,8 +743,9 @@ int main(void) {
   test_output_ranges();
   test_rand_stream();
   test_bball();
-  test_cube(CDEVS_JAC_EXACT);
-  test_cube(CDEVS_JAC_SECANT);
+  test_cube(CDEVS_JAC_EXACT, 0);
+  test_cube(CDEVS_JAC_EXACT, 1);
+  test_cube(CDEVS_JAC_SECANT, 0);
   CHECK(cube_steps[0] != cube_steps[1]); /* nonlinear: the secant is not the tangent */
   test_stiff(CDEVS_JAC_EXACT);
   test_stiff(CDEVS_JAC_SECANT);
@@ -707,6 +758,7 @@ int main(void) {
   test_handler_reads_algebraic();
   test_simultaneous_order();
   test_undefined_on_the_way();
+  test_state_reuse();
   test_components();
   return check_report("test_mo");
 }
