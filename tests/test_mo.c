@@ -491,6 +491,23 @@ static void test_undefined_on_the_way(void) {
   }
 }
 
+/* A reinit requantizes its state at once, even when the same handler then changes
+ * the state's derivative (whose update would plan the next requantization from
+ * the old q) and the new x lies within the old q's band. x = 1, q = 1 until
+ * t = 0.5, then x := 1 + ΔQ/2 (ΔQ = 1e-3) with ẋ = g = 1e-12: y' = q_x is 1, then
+ * 1 + ΔQ/2, so y(1) = 1 + ΔQ/4 exactly (QSS integrates a constant exactly); a q
+ * left behind at 1 gives y(1) = 1. */
+static void test_reinit_within_band(void) {
+  const char *text = "model m\n  Real x(start = 1), y(start = 0);\n  discrete Real g(start = 0);\nequation\n"
+                     "  der(x) = g;\n  der(y) = x;\nalgorithm\n"
+                     "  when time > 0.5 then\n    reinit(x, 1.0005);\n    g := 1e-12;\n  end when;\nend m;\n";
+  run r;
+  if (run_text_until(&r, text, CDEVS_QSS3, 1e-3, 1e-9, 1.0)) return;
+  printf("reinit within the band: y(1) - 1 = %.3g (ΔQ/4 = 2.5e-4)\n", x_at(&r, 1, 1.0) - 1.0);
+  CHECK_NEAR(x_at(&r, 1, 1.0), 1.0 + 0.25e-3, 1e-9);
+  run_close(&r);
+}
+
 /* A state read again with no other state read between reuses its first read's
  * series (BC_KEEP, BC_AGAIN): q³ + q·(q - 1/2), read four times, against the same
  * ops with the reuse marks cleared, and against the series of q(τ)³ + q(τ)² - q(τ)/2
@@ -759,6 +776,7 @@ int main(void) {
   test_simultaneous_order();
   test_undefined_on_the_way();
   test_state_reuse();
+  test_reinit_within_band();
   test_components();
   return check_report("test_mo");
 }

@@ -30,7 +30,8 @@ typedef struct cdevs__qvar {
   double a, q_before, dx_before;
   int a_pending;
   int a_exact; /* a is set from the Jacobian before each requantization: no estimate */
-  int restart; /* after a reset: the next q follows x exactly, as in QSS */
+  int restart; /* reset, not yet requantized: tn stays at the reset, and q then
+                * follows x exactly, as in QSS (also under LIQSS) */
   double t_end; /* LIQSS2: where the run ends, its implicit step's longest horizon
                  * (INFINITY, the default: the linearised equation's steady state) */
   /* The derivative's next Taylor coefficient, which x's polynomial leaves out, as

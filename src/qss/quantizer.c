@@ -226,7 +226,9 @@ ORDERED void next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t, con
   cdevs__series_shift(q, order - 1, t - v->tq);
   for (int k = 0; k <= order; k++) d[k] = v->x[k] - (k < order ? q[k] : 0.0);
   double bound = m->linear_implicit ? 2.0 * v->dq : v->dq;
-  if (fabs(d[0]) >= bound * ON_BOUND) {
+  /* After a reset, the requantization is due now whatever the derivative does in
+   * between (x may have been set within the band of the old q). */
+  if (v->restart || fabs(d[0]) >= bound * ON_BOUND) {
     v->tn = t;
     v->refresh = 0; /* a requantization, even where a refresh was due */
     return;
@@ -289,7 +291,7 @@ void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, dou
   cdevs__qvar_advance(v, m, t);
   v->x[0] = x0;
   v->a_pending = 0;
-  v->restart = m->linear_implicit;
+  v->restart = 1; /* until the requantization at t (see next_time) */
   v->refresh = 0; /* its event is a requantization, even if a refresh was due */
   v->tn = t;
 }

@@ -505,7 +505,6 @@ typedef struct sys_state {
    * derivatives hdlist[0..nhd) (hd_a: a before the handler) and crossings
    * hzlist[0..nhz); hdmark/hzmark equal to hstamp while listed. */
   uint32_t *hdlist, *hdmark, *hzlist, *hzmark, nhd, nhz, hstamp;
-  uint32_t *hrlist, nhr; /* the states it reinits */
   double *hd_a;
   uint32_t cur_cross; /* the crossing whose handler runs; its plan was redone if touched */
   int cur_touched;
@@ -897,7 +896,7 @@ static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t)
 
 static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint32_t n, double t) {
   const cdevs__sys_spec *sp = s->sp;
-  s->nhd = s->nhz = s->nhr = 0;
+  s->nhd = s->nhz = 0;
   if (++s->hstamp == 0) { /* marks start at 0; after 2^32 handlers, again */
     memset(s->hdmark, 0, s->sp->n_states * sizeof(uint32_t));
     memset(s->hzmark, 0, s->sp->n_cross * sizeof(uint32_t));
@@ -927,7 +926,6 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       cdevs__qvar_reset(&s->v[ac->target], s->m, t, val[0]);
       algs_stale(s);
       hfix(s, ac->target, t);
-      if (s->nhr < s->sp->n_states) s->hrlist[s->nhr++] = ac->target;
       s->reinits++;
     } else if (s->disc[ac->target] != val[0]) {
       s->disc[ac->target] = val[0];
@@ -957,12 +955,6 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
   }
   for (uint32_t k = 0; k < s->nhz; k++)
     if (plan_cross(cx, s, s->hzlist[k], t)) return -1;
-  /* A reinit requantizes its state now, whatever its derivative's update above
-   * planned (with x reset near q, that could be later). */
-  for (uint32_t k = 0; k < s->nhr; k++) {
-    cdevs__qvar *v = &s->v[s->hrlist[k]];
-    if (v->tn != t) v->tn = t, v->refresh = 0, hfix(s, s->hrlist[k], t);
-  }
   return 0;
 }
 
@@ -1001,7 +993,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
            SZ(nitems * sizeof(hent)) + 64 + SZ(2 * nitems * sizeof(uint32_t)) +
            5 * SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) + SZ(nz) + SZ(sp->n_algs) +
            SZ(sp->n_out) + 2 * SZ(sp->n_out * sizeof(uint32_t)) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4])) +
-           3 * SZ(ns * sizeof(uint32_t)) + SZ(ns * sizeof(double)) + 2 * SZ(nz * sizeof(uint32_t));
+           2 * SZ(ns * sizeof(uint32_t)) + SZ(ns * sizeof(double)) + 2 * SZ(nz * sizeof(uint32_t));
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
   memset(s->block, 0, bytes);
@@ -1040,7 +1032,6 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->hdlist = take(&p, ns * sizeof(uint32_t));
   s->hdmark = take(&p, ns * sizeof(uint32_t));
   s->hd_a = take(&p, ns * sizeof(double));
-  s->hrlist = take(&p, ns * sizeof(uint32_t));
   s->hzlist = take(&p, nz * sizeof(uint32_t));
   s->hzmark = take(&p, nz * sizeof(uint32_t));
 #undef SZ
