@@ -262,7 +262,7 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
      * error: both branches of an if-expression are evaluated, and only the one
      * taken may fail (if g > 0 then x/g else 0, with g = 0). An undefined value
      * that reaches the result is the error. */
-    if (st_ok) cdevs__series_const(st[sp - 1], NAN), st[sp - 1][1] = st[sp - 1][2] = st[sp - 1][3] = NAN;
+    for (int k = 0; st_ok && k < 4; k++) st[sp - 1][k] = NAN;
   }
   /* Coefficient by coefficient: the ops wrote them one or two at a time, and a
    * wider load of just-stored values cannot be forwarded from the store buffer (it
@@ -992,7 +992,8 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
            SZ(nz * sizeof(double)) +
            SZ(nitems * sizeof(hent)) + 64 + SZ(2 * nitems * sizeof(uint32_t)) +
            5 * SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) + SZ(nz) + SZ(sp->n_algs) +
-           SZ(sp->n_out) + 2 * SZ(sp->n_out * sizeof(uint32_t)) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) + SZ(sp->n_algs * sizeof(double[4])) +
+           SZ(sp->n_out) + 2 * SZ(sp->n_out * sizeof(uint32_t)) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) +
+           SZ(sp->n_algs * sizeof(double[4])) +
            2 * SZ(ns * sizeof(uint32_t)) + SZ(ns * sizeof(double)) + 2 * SZ(nz * sizeof(uint32_t));
   s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
   if (!s->block) return CDEVS_ENOMEM;
