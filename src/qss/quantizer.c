@@ -160,9 +160,9 @@ static void li2_step(double a, double u0, double u1, double x0, double s, double
  * until it does. In a non-stiff direction q starts ΔQ behind x with the slope x will
  * have half a parabola later, so x touches q and leaves the 2·ΔQ band on the other
  * side: about 2.4 QSS2 steps per requantization. */
-static void li2_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
-  double qold[4];
-  cdevs__qvar_q(v, m, t, qold);
+static void li2_requantize(cdevs__qvar *v, double t) {
+  double qold[2] = {v->q[0], v->q[1]}; /* q is a line: its value and slope at t */
+  cdevs__series_shift(qold, 1, t - v->tq);
   double a = v->a, x0 = v->x[0], dq = v->dq;
   double u0 = v->x[1] - a * qold[0], u1 = 2.0 * v->x[2] - a * qold[1];
   v->q_before = qold[0];
@@ -194,13 +194,16 @@ static void li2_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t)
 }
 
 int cdevs__qvar_place_q(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
+  if (m->linear_implicit && m->order == 2 && !v->restart) { /* LIQSS2, the common case, with its order a constant */
+    advance(v, t, 2);
+    v->dq = quantum(v);
+    li2_requantize(v, t);
+    return 1;
+  }
   cdevs__qvar_advance(v, m, t);
   v->dq = quantum(v);
   if (m->linear_implicit && !v->restart) {
-    if (m->order == 2)
-      li2_requantize(v, m, t);
-    else
-      li_requantize(v, m, t);
+    li_requantize(v, m, t);
     return 1;
   }
   /* QSS, and LIQSS right after a reset: q = x. A reset expresses a physical
