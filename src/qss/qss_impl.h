@@ -3,6 +3,8 @@
 #ifndef CDEVS_QSS_IMPL_H
 #define CDEVS_QSS_IMPL_H
 
+#include <math.h>
+
 #include "cdevs/qss.h"
 #include "series.h"
 
@@ -88,6 +90,31 @@ double cdevs__poly_min_pos_root(const double *c, int deg);
 int cdevs__poly_real_roots(const double *c, int deg, double *roots);
 /* The first τ > 0 with |d(τ)| = bound (deg <= 3, |d(0)| < bound), or INFINITY. */
 double cdevs__poly_band_exit(const double *d, int deg, double bound);
+/* The band exit of d0 + d1·τ + d2·τ² (d2 may be 0): towards s, the sign of the first
+ * nonzero of d1, d2, where d - s·bound has one positive root if d2 goes the same way
+ * and two or none if it turns back; with none, the other side (one positive root).
+ * Both from the cancellation-free formula, one square root and one division (the
+ * hot path of QSS2 and LIQSS2). Sets side (±1; 0 and no exit if d1 = d2 = 0) and,
+ * with an exit, c0out = d0 - side·bound. */
+static inline double cdevs__quad_exit(const double *d, double bound, double *side, double *c0out) {
+  double s = d[1] > 0.0 ? 1.0 : d[1] < 0.0 ? -1.0 : d[2] > 0.0 ? 1.0 : d[2] < 0.0 ? -1.0 : 0.0;
+  double c0 = d[0] - s * bound, x;
+  *side = s;
+  if (s == 0.0) return INFINITY;
+  if (d[2] == 0.0) {
+    x = -c0 / d[1];
+  } else {
+    double disc = d[1] * d[1] - 4.0 * d[2] * c0;
+    if (disc < 0.0) {
+      *side = -s, c0 = d[0] + s * bound;
+      disc = d[1] * d[1] - 4.0 * d[2] * c0;
+    }
+    double q = -0.5 * (d[1] + s * sqrt(disc)); /* sign -s: no cancellation */
+    x = *side == s ? c0 / q : q / d[2];
+  }
+  *c0out = c0;
+  return x > 0.0 ? x : INFINITY; /* NaN too */
+}
 /* A fast real cube root (a few ulps). */
 double cdevs__cbrt(double x);
 

@@ -236,7 +236,13 @@ ORDERED void next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t, con
     v->refresh = 0; /* a requantization, even where a refresh was due */
     return;
   }
-  double tau = cdevs__poly_band_exit(d, order, bound), r;
+  double tau, r, side, c0;
+  if (order <= 2) { /* QSS1/2, LIQSS1/2: the quadratic's exit, inline */
+    double e[3] = {d[0], d[1], order == 2 ? d[2] : 0.0};
+    tau = cdevs__quad_exit(e, bound, &side, &c0);
+  } else {
+    tau = cdevs__poly_band_exit(d, order, bound);
+  }
   if (m->linear_implicit && order == 2) {
     /* LIQSS2 right after its own requantization: once x has turned towards q's
      * slope and come back to its starting distance, q is stale (twice the time at

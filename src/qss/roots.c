@@ -206,32 +206,6 @@ double cdevs__poly_min_pos_root(const double *c, int deg) {
   return best;
 }
 
-/* The band exit of d0 + d1·τ + d2·τ² (d2 may be 0): towards s, the sign of the first
- * nonzero of d1, d2, where d - s·bound has one positive root if d2 goes the same way
- * and two or none if it turns back; with none, the other side (one positive root).
- * Both from the cancellation-free formula, one square root and one division (the
- * hot path of QSS2 and LIQSS2). Sets side (±1; 0 and no exit if d1 = d2 = 0) and,
- * with an exit, c0out = d0 - side·bound. */
-static inline double quad_exit(const double *d, double bound, double *side, double *c0out) {
-  double s = d[1] > 0.0 ? 1.0 : d[1] < 0.0 ? -1.0 : d[2] > 0.0 ? 1.0 : d[2] < 0.0 ? -1.0 : 0.0;
-  double c0 = d[0] - s * bound, x;
-  *side = s;
-  if (s == 0.0) return INFINITY;
-  if (d[2] == 0.0) {
-    x = -c0 / d[1];
-  } else {
-    double disc = d[1] * d[1] - 4.0 * d[2] * c0;
-    if (disc < 0.0) {
-      *side = -s, c0 = d[0] + s * bound;
-      disc = d[1] * d[1] - 4.0 * d[2] * c0;
-    }
-    double q = -0.5 * (d[1] + s * sqrt(disc)); /* sign -s: no cancellation */
-    x = *side == s ? c0 / q : q / d[2];
-  }
-  *c0out = c0;
-  return x > 0.0 ? x : INFINITY; /* NaN too */
-}
-
 /*
  * QSS3's band exit without the closed form, where that can be certified. Nearly
  * always the cubic term only bends the answer a little: the exit of d's quadratic
@@ -247,7 +221,7 @@ static inline double quad_exit(const double *d, double bound, double *side, doub
  * from the LC line, where the cubic term bends more (three steps), 76 ns.
  */
 static double band_exit3_halley(const double *d, double bound) {
-  double side, c0, x = quad_exit(d, bound, &side, &c0);
+  double side, c0, x = cdevs__quad_exit(d, bound, &side, &c0);
   if (!(x < INFINITY)) return NAN;
   double c[4] = {c0, d[1], d[2], d[3]};
   int done = 0;
@@ -292,7 +266,7 @@ double cdevs__poly_band_exit(const double *d, int deg, double bound) {
   while (deg > 0 && d[deg] == 0.0) deg--;
   if (deg < 3) { /* d has deg + 1 coefficients */
     double e[3] = {d[0], deg > 0 ? d[1] : 0.0, deg > 1 ? d[2] : 0.0}, side, c0;
-    return quad_exit(e, bound, &side, &c0);
+    return cdevs__quad_exit(e, bound, &side, &c0);
   }
   double x = band_exit3_halley(d, bound);
   if (x == x) return x;
