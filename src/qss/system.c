@@ -748,10 +748,9 @@ static void algs_stale(sys_state *s) {
 /* Brings the algebraics in roots[0..n) and all they read up to date around t,
  * depth first without recursion (a chain of algebraics may be long). seed selects the
  * plain values (UINT32_MAX) or the seeded copies, ∂/∂q_seed. */
-static int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, uint32_t n, double t,
-                       uint32_t seed) {
+static int ensure_algs_of(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, uint32_t n, double t,
+                          uint32_t seed) {
   const cdevs__sys_spec *sp = s->sp;
-  if (!n) return 0;
   if (t != s->algs_t) s->algs_t = t, algs_stale(s);
   int seeded = seed != UINT32_MAX;
   if (seeded && ++s->seed_round == 0) {
@@ -783,6 +782,13 @@ static int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, uint3
     }
   }
   return 0;
+}
+
+/* The same, inline where there is nothing to do (a code that reads no algebraic:
+ * most derivatives, evaluated at every step). */
+static inline int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, uint32_t n, double t,
+                              uint32_t seed) {
+  return n ? ensure_algs_of(cx, s, roots, n, t, seed) : 0;
 }
 
 /* λ (const) emits algebraic outputs from s->alg: bring them up to date first. */
