@@ -533,10 +533,13 @@ static inline __attribute__((always_inline)) void hplace(sys_state *s, uint32_t 
                                                          uint32_t tie) {
   uint32_t n = s->nheap, start = i;
   hent *h = s->heap;
+  /* A moved entry's item is read from where it came from, not from the copy just
+   * stored: a narrow load from a wide store that has not retired waits for it. */
   while (i > 0 && hbefore(k, tie, &h[(i - 1) / 2])) {
-    h[i] = h[(i - 1) / 2];
-    s->pos[h[i].i] = i;
-    i = (i - 1) / 2;
+    uint32_t p = (i - 1) / 2, moved = h[p].i;
+    h[i] = h[p];
+    s->pos[moved] = i;
+    i = p;
   }
   if (i == start)
     for (;;) {
@@ -544,8 +547,9 @@ static inline __attribute__((always_inline)) void hplace(sys_state *s, uint32_t 
       if (l >= n) break;
       m = l + 1 < n && hbefore(h[l + 1].k, h[l + 1].tie, &h[l]) ? l + 1 : l;
       if (!hbefore(h[m].k, h[m].tie, &(hent){k, e, tie})) break;
+      uint32_t moved = h[m].i;
       h[i] = h[m];
-      s->pos[h[i].i] = i;
+      s->pos[moved] = i;
       i = m;
     }
   h[i] = (hent){k, e, tie};
