@@ -513,9 +513,11 @@ typedef struct sys_state {
   void *block;
 } sys_state;
 
-static void *take(unsigned char **p, size_t size) {
-  void *r = *p;
-  *p += (size + 15) & ~(size_t)15;
+/* The next array of the state's block, at offset *off from base (16-byte aligned);
+ * with base NULL, only the offset moves on (layout's measuring pass). */
+static void *take(unsigned char *base, size_t *off, size_t size) {
+  void *r = base ? base + *off : NULL;
+  *off += (size + 15) & ~(size_t)15;
   return r;
 }
 
@@ -992,6 +994,51 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
 
 /* ---- The atomic model ------------------------------------------------------------------ */
 
+/* Points the state's arrays into the block at base, one after another; returns the
+ * bytes they take. With base NULL it only measures (the heap's alignment counted at
+ * its most). */
+static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t ns = sp->n_states, nz = sp->n_cross, nitems = ns + nz;
+  size_t off = 0;
+  s->v = take(base, &off, ns * sizeof(cdevs__qvar));
+  s->alg = take(base, &off, sp->n_algs * sizeof(double[4]));
+  s->disc = take(base, &off, sp->n_discs * sizeof(double));
+  s->stack = take(base, &off, depth * sizeof(double[4]));
+  s->zsign = take(base, &off, nz);
+  s->zjump = take(base, &off, nz);
+  s->zquiet = take(base, &off, nz);
+  s->zhyst = take(base, &off, nz * sizeof(double));
+  /* Entry 0 at 16 bytes past a cache line: the two children of every node (2i+1,
+   * 2i+2, 16 bytes each) then share one line, where otherwise every other pair
+   * straddles two. */
+  off += base ? (64 - ((uintptr_t)(base + off) + 16) % 64) % 64 : 64;
+  s->heap = take(base, &off, nitems * sizeof(hent));
+  s->pos = take(base, &off, 2 * nitems * sizeof(uint32_t));
+  s->bnext = take(base, &off, nitems * sizeof(uint32_t));
+  s->bprev = take(base, &off, nitems * sizeof(uint32_t));
+  s->bhead = take(base, &off, nitems * sizeof(uint32_t));
+  s->btail = take(base, &off, nitems * sizeof(uint32_t));
+  s->bfree = take(base, &off, nitems * sizeof(uint32_t));
+  s->self_dep = take(base, &off, ns);
+  s->dord = take(base, &off, ns);
+  s->zord = take(base, &off, nz);
+  s->aord = take(base, &off, sp->n_algs);
+  s->out_dirty = take(base, &off, sp->n_out);
+  s->alg_out = take(base, &off, sp->n_out * sizeof(uint32_t));
+  s->dirty = take(base, &off, sp->n_out * sizeof(uint32_t));
+  s->alg_stamp = take(base, &off, sp->n_algs * sizeof(uint32_t));
+  s->seed_stamp = take(base, &off, sp->n_algs * sizeof(uint32_t));
+  s->alg_todo = take(base, &off, sp->n_algs * sizeof(uint32_t));
+  s->alg_seed = take(base, &off, sp->n_algs * sizeof(double[4]));
+  s->hdlist = take(base, &off, ns * sizeof(uint32_t));
+  s->hdmark = take(base, &off, ns * sizeof(uint32_t));
+  s->hd_a = take(base, &off, ns * sizeof(double));
+  s->hzlist = take(base, &off, nz * sizeof(uint32_t));
+  s->hzmark = take(base, &off, nz * sizeof(uint32_t));
+  return off;
+}
+
 static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs__sys_arg *a = arg;
   const cdevs__sys_spec *sp = a->spec;
@@ -1017,57 +1064,14 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     for (uint32_t k = 0; k < sp->cross[i].n_fall; k++)
       if (sp->cross[i].on_fall[k].value.max_stack > depth) depth = sp->cross[i].on_fall[k].value.max_stack;
   }
-  size_t bytes = 0;
-#define SZ(x) (((x) + 15) & ~(size_t)15)
-  bytes += SZ(ns * sizeof(cdevs__qvar)) + SZ(sp->n_algs * sizeof(double[4])) +
-           SZ(sp->n_discs * sizeof(double)) + SZ(depth * sizeof(double[4])) + 3 * SZ(nz) +
-           SZ(nz * sizeof(double)) +
-           SZ(nitems * sizeof(hent)) + 64 + SZ(2 * nitems * sizeof(uint32_t)) +
-           5 * SZ(nitems * sizeof(uint32_t)) + 2 * SZ(ns) + SZ(nz) + SZ(sp->n_algs) +
-           SZ(sp->n_out) + 2 * SZ(sp->n_out * sizeof(uint32_t)) + 3 * SZ(sp->n_algs * sizeof(uint32_t)) +
-           SZ(sp->n_algs * sizeof(double[4])) +
-           2 * SZ(ns * sizeof(uint32_t)) + SZ(ns * sizeof(double)) + 2 * SZ(nz * sizeof(uint32_t));
-  s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 16);
+  /* One block for every array: measured by a pass of layout without it, then
+   * carved by a second pass over it, so the two cannot disagree. */
+  size_t bytes = layout(s, NULL, depth);
+  s->block = s->alloc->realloc(s->alloc->ud, NULL, 0, bytes);
   if (!s->block) return CDEVS_ENOMEM;
   memset(s->block, 0, bytes);
   s->bytes = bytes;
-  unsigned char *p = s->block;
-  s->v = take(&p, ns * sizeof(cdevs__qvar));
-  s->alg = take(&p, sp->n_algs * sizeof(double[4]));
-  s->disc = take(&p, sp->n_discs * sizeof(double));
-  s->stack = take(&p, depth * sizeof(double[4]));
-  s->zsign = take(&p, nz);
-  s->zjump = take(&p, nz);
-  s->zquiet = take(&p, nz);
-  s->zhyst = take(&p, nz * sizeof(double));
-  /* Entry 0 at 16 bytes past a cache line: the two children of every node (2i+1,
-   * 2i+2, 16 bytes each) then share one line, where otherwise every other pair
-   * straddles two. */
-  p += (64 - ((uintptr_t)p + 16) % 64) % 64;
-  s->heap = take(&p, nitems * sizeof(hent));
-  s->pos = take(&p, 2 * nitems * sizeof(uint32_t));
-  s->bnext = take(&p, nitems * sizeof(uint32_t));
-  s->bprev = take(&p, nitems * sizeof(uint32_t));
-  s->bhead = take(&p, nitems * sizeof(uint32_t));
-  s->btail = take(&p, nitems * sizeof(uint32_t));
-  s->bfree = take(&p, nitems * sizeof(uint32_t));
-  s->self_dep = take(&p, ns);
-  s->dord = take(&p, ns);
-  s->zord = take(&p, nz);
-  s->aord = take(&p, sp->n_algs);
-  s->out_dirty = take(&p, sp->n_out);
-  s->alg_out = take(&p, sp->n_out * sizeof(uint32_t));
-  s->dirty = take(&p, sp->n_out * sizeof(uint32_t));
-  s->alg_stamp = take(&p, sp->n_algs * sizeof(uint32_t));
-  s->seed_stamp = take(&p, sp->n_algs * sizeof(uint32_t));
-  s->alg_todo = take(&p, sp->n_algs * sizeof(uint32_t));
-  s->alg_seed = take(&p, sp->n_algs * sizeof(double[4]));
-  s->hdlist = take(&p, ns * sizeof(uint32_t));
-  s->hdmark = take(&p, ns * sizeof(uint32_t));
-  s->hd_a = take(&p, ns * sizeof(double));
-  s->hzlist = take(&p, nz * sizeof(uint32_t));
-  s->hzmark = take(&p, nz * sizeof(uint32_t));
-#undef SZ
+  (void)layout(s, s->block, depth);
   s->stamp = 1; /* alg_stamp starts at 0: every algebraic stale */
   /* The codes of the derivatives, crossing functions and algebraics, by pointer. */
   uint32_t nmax = ns > nz ? ns : nz;
@@ -1188,7 +1192,7 @@ static void sys_fini(void *state) {
   free_csr(s->alloc, &s->za, sp->n_cross);
   free_csr(s->alloc, &s->so, sp->n_states);
   free_csr(s->alloc, &s->dso, sp->n_discs);
-  if (s->block) s->alloc->realloc(s->alloc->ud, s->block, s->bytes ? s->bytes : 16, 0);
+  if (s->block) s->alloc->realloc(s->alloc->ud, s->block, s->bytes, 0);
 }
 
 static double sys_ta(const void *state) {
