@@ -31,7 +31,7 @@ typedef struct cdevs__qvar {
    * measures a. */
   double a, q_before, dx_before;
   int a_pending;
-  int a_exact; /* a is set from the Jacobian before each requantization: no estimate */
+  int a_exact; /* a comes from the Jacobian (its owner sets it): no secant is measured */
   int restart; /* reset, not yet requantized: tn stays at the reset, and q then
                 * follows x exactly, as in QSS (also under LIQSS) */
   double t_end; /* LIQSS2: where the run ends, its implicit step's longest horizon

@@ -818,7 +818,6 @@ static int exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   double a = d[1] < 0.0 ? d[1] : 0.0;
   int changed = a != s->v[j].a;
   s->v[j].a = a;
-  s->v[j].a_exact = !s->secant_a;
   return changed;
 }
 
@@ -843,10 +842,8 @@ static inline __attribute__((always_inline)) void apply_der(sys_state *s, uint32
   /* Up to one coefficient more than x's polynomial takes, for the refresh time (see
    * xr), where the derivative has one. */
   s->v[j].xr = s->dord[j] == m && isfinite(d[m]) ? cdevs__div_small(d[m], m + 1) : 0.0;
-  if (s->self_dep[j] == SELF_FUSED && isfinite(d[3])) { /* as exact_a: only a stiff direction is treated implicitly */
+  if (s->self_dep[j] == SELF_FUSED && isfinite(d[3])) /* as exact_a: only a stiff direction is treated implicitly */
     s->v[j].a = d[3] < 0.0 ? d[3] : 0.0;
-    s->v[j].a_exact = 1;
-  }
   s->v[j].t_der = t;
   cdevs__qvar_set_derivative(&s->v[j], s->m, t, d, m - 1);
 }
@@ -1115,8 +1112,12 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     if (s->self_dep[i] && s->m->linear_implicit && !s->secant_a && sp->der[i].dual_ok && s->dord[i] <= 2)
       s->self_dep[i] = SELF_FUSED;
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof(double));
-  for (uint32_t i = 0; i < ns; i++)
+  for (uint32_t i = 0; i < ns; i++) {
     cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], sp->dqrel[i], sp->dqmin[i], s->t);
+    /* With the exact a, no step measures a secant: a state whose derivative does not
+     * read it keeps a = 0 (its requantization may coincide with another state's). */
+    s->v[i].a_exact = !s->secant_a;
+  }
   if (a->t_end > s->t)
     for (uint32_t i = 0; i < ns; i++) s->v[i].t_end = a->t_end;
   for (uint32_t i = 0; i < nitems; i++) {
