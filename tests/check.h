@@ -19,6 +19,16 @@ static int check_passed, check_failed;
     }                                                                      \
   } while (0)
 
+/* A simulation call inside a loop: passes through whether it succeeded, and on
+ * failure counts it with its place (the loop then breaks). */
+static inline int check_run_(int rc, const char *file, int line, const char *what) {
+  if (rc == 0) return 1;
+  check_failed++;
+  fprintf(stderr, "%s:%d: FAIL: %s returned %d\n", file, line, what, rc);
+  return 0;
+}
+#define CHECK_RUN(call) check_run_((int)(call), __FILE__, __LINE__, #call)
+
 #define CHECK_EQ_INT(a, b)                                                                  \
   do {                                                                                      \
     long long check_a_ = (long long)(a), check_b_ = (long long)(b);                         \

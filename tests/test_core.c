@@ -227,10 +227,6 @@ static void test_devslib_processor(void) {
   cdevs_model_free(root);
 }
 
-/* ---- the ModelicaDEVS two-block concurrent-event case --------------------------------- */
-
-/* Block A (a generator with its first output at t = 3) feeds block B (a probe whose
-   own internal event is also at t = 3). Returns B's log. */
 /* Ticker: an internal event every `period`; each δint logs cdevs_ctx_horizon. */
 typedef struct ticker_state {
   double period;
@@ -285,6 +281,10 @@ static void test_horizon(void) {
   }
 }
 
+/* ---- the ModelicaDEVS two-block concurrent-event case --------------------------------- */
+
+/* Block A (a generator with its first output at t = 3) feeds block B (a probe whose
+   own internal event is also at t = 3). Returns B's log. */
 static void two_blocks(cdevs_mode mode, int b_first, char *log, size_t size) {
   cdevs_model *root = cdevs_root_new(NULL, "two");
   cdevs_generator_params g = {3.0, 100.0};

@@ -118,10 +118,7 @@ int main(void) {
     CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
     double ei = 0, ev = 0, vmax = 0, imax = 0;
     for (size_t k = 0; k <= GRID; k++) {
-      if (cdevs_sim_run(sim, tg[k])) {
-        check_failed++;
-        break;
-      }
+      if (!CHECK_RUN(cdevs_sim_run(sim, tg[k]))) break;
       const void *st = cdevs_sim_state(sim, m);
       double i = cdevs__system_x(st, 0, tg[k]), v = cdevs__system_x(st, 1, tg[k]);
       if (fabs(i - ri[k]) > ei) ei = fabs(i - ri[k]);

@@ -133,10 +133,7 @@ static void test_cube(cdevs_mo_jacobian jac, int product) {
   if (run_text_jac(&r, product ? prod : power, CDEVS_LIQSS2, 1e-3, 1e-5, jac)) return;
   double worst = 0;
   for (double t = 0; t <= 10; t += 1e-3) {
-    if (cdevs_sim_run(r.sim, t)) {
-      check_failed++;
-      break;
-    }
+    if (!CHECK_RUN(cdevs_sim_run(r.sim, t))) break;
     double ex = 1.0 / sqrt(1.0 + 200.0 * t), dq = fmax(1e-3 * ex, 1e-5);
     worst = fmax(worst, fabs(x_at(&r, 0, t) - ex) / dq);
   }
@@ -160,10 +157,7 @@ static void test_stiff(cdevs_mo_jacobian jac) {
   double d1 = -20.2, d2 = 20.0, c2 = (d2 - 100 * l1 * d1) / (100 * (l2 - l1)), c1 = d1 - c2;
   double e1 = 0, e2 = 0;
   for (double t = 0; t <= 500; t += 0.01) {
-    if (cdevs_sim_run(r.sim, t)) {
-      check_failed++;
-      break;
-    }
+    if (!CHECK_RUN(cdevs_sim_run(r.sim, t))) break;
     double x1 = 20.2 + c1 * exp(l1 * t) + c2 * exp(l2 * t);
     double x2 = 100 * (l1 * c1 * exp(l1 * t) + l2 * c2 * exp(l2 * t));
     if (fabs(x_at(&r, 0, t) - x1) > e1) e1 = fabs(x_at(&r, 0, t) - x1);
@@ -176,8 +170,8 @@ static void test_stiff(cdevs_mo_jacobian jac) {
   stiff_steps[jac] = st.steps;
   /* Bound: |V|·|V⁻¹|·2ΔQ with ΔQ up to 1e-3·20.2: (0.0404, 0.121) as in test_qss. */
   CHECK(e1 <= 0.0404 && e2 <= 0.121);
-  /* Published: about 66 steps for LIQSS2 on this system; within a factor of 2. */
-  CHECK(st.steps >= 33 && st.steps <= 132);
+  /* Published: about 66 steps for LIQSS2 on this system; from half of it to 1.5 times. */
+  CHECK(st.steps >= 33 && st.steps < 100);
   run_close(&r);
 }
 
@@ -225,10 +219,7 @@ static void test_buck(void) {
   int n = 0;
   for (int k = 1; k <= 1000; k++) { /* the same samples: every 1e-6 of the last ten periods */
     double t = 0.009 + k * T / 100;
-    if (cdevs_sim_run(r.sim, t)) {
-      check_failed++;
-      break;
-    }
+    if (!CHECK_RUN(cdevs_sim_run(r.sim, t))) break;
     sum += x_at(&r, 1, t), n++;
   }
   cdevs_mo_stats st;
@@ -261,10 +252,7 @@ static void test_lotka(void) {
   if (run_open(&r, "lotka/lotka.mo")) return;
   double V0 = 0.1 * 0.5 - 0.1 * log(0.5) + 0.1 * 0.5 - 0.1 * log(0.5), drift = 0;
   for (double t = 0; t <= 300; t += 0.1) {
-    if (cdevs_sim_run(r.sim, t)) {
-      check_failed++;
-      break;
-    }
+    if (!CHECK_RUN(cdevs_sim_run(r.sim, t))) break;
     double x = x_at(&r, 0, t), y = x_at(&r, 1, t);
     double V = 0.1 * x - 0.1 * log(x) + 0.1 * y - 0.1 * log(y);
     if (fabs(V - V0) > drift) drift = fabs(V - V0);
@@ -509,7 +497,7 @@ static void test_reinit_within_band(void) {
 }
 
 /* A state read again with no other state read between reuses its first read's
- * series (BC_KEEP, BC_AGAIN): q³ + q·(q - 1/2), read four times, against the same
+ * series (BC_KEEP, BC_AGAIN): q³ + q·(q - 1/2), q read five times, against the same
  * ops with the reuse marks cleared, and against the series of q(τ)³ + q(τ)² - q(τ)/2
  * multiplied out by hand, q shifted to t (a quadratic q, QSS3, at order 3; and
  * LIQSS2's order 2 with the partial ∂f/∂q = 3q² + 2q - 1/2 in coefficient 3). */
@@ -524,7 +512,7 @@ static void test_state_reuse(void) {
   cdevs__bc_fold(&c, NULL);
   int kept = 0, again = 0;
   for (uint32_t i = 0; i < c.n; i++) kept += c.ins[i].reuse == BC_KEEP, again += c.ins[i].reuse == BC_AGAIN;
-  CHECK(kept == 1 && again >= 2);
+  CHECK(kept == 1 && again == 4); /* the first of five reads kept, the other four reuse it */
   bc_ins plain_ins[16];
   memcpy(plain_ins, c.ins, c.n * sizeof c.ins[0]);
   for (uint32_t i = 0; i < c.n; i++) plain_ins[i].reuse = 0;
