@@ -8,16 +8,17 @@
 #include "cdevs/qss.h"
 #include "series.h"
 
-/*
- * One quantized state variable. An integrator block holds one; a compiled ODE system
- * holds an array of them. x is the state polynomial around tx (degree = order), q the
- * quantized polynomial around tq (degree = order - 1).
- */
 /* c/n for n = 1..4, where n is a runtime order: by 1, 2 and 4 a product by the
  * exact reciprocal (the same bits, without the division's latency), by 3 a division. */
 static inline double cdevs__div_small(double c, int n) {
   return n == 3 ? c / 3.0 : c * (n == 1 ? 1.0 : n == 2 ? 0.5 : 0.25);
 }
+
+/*
+ * One quantized state variable. An integrator block holds one; a compiled ODE system
+ * holds an array of them. x is the state polynomial around tx (degree = order), q the
+ * quantized polynomial around tq (degree = order - 1).
+ */
 
 typedef struct cdevs__qvar {
   double x[4];
@@ -79,17 +80,18 @@ void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, dou
 void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t);
 /* x(t), and q's series around t (inline: it is the bytecode's state load). */
 double cdevs__qvar_x(const cdevs__qvar *v, const cdevs__qss_method *m, double t);
-static inline void cdevs__qvar_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out) {
+static inline void cdevs__qvar_q_deg(const cdevs__qvar *v, int deg, double t, double *out) {
   for (int k = 0; k < 4; k++) out[k] = v->q[k];
-  cdevs__series_shift(out, m->order - 1, t - v->tq);
+  cdevs__series_shift(out, deg, t - v->tq); /* deg = order - 1: a constant unrolls it */
+}
+static inline void cdevs__qvar_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out) {
+  cdevs__qvar_q_deg(v, m->order - 1, t, out);
 }
 
 /* The smallest root > 0 of c[0] + c[1]τ + … + c[deg]τ^deg (deg <= 3), or INFINITY. */
 double cdevs__poly_min_pos_root(const double *c, int deg);
 /* The real roots of the polynomial (deg <= 3), ascending; returns their count. */
 int cdevs__poly_real_roots(const double *c, int deg, double *roots);
-/* The first τ > 0 with |d(τ)| = bound (deg <= 3, |d(0)| < bound), or INFINITY. */
-double cdevs__poly_band_exit(const double *d, int deg, double bound);
 /* The band exit of d0 + d1·τ + d2·τ² (d2 may be 0): towards s, the sign of the first
  * nonzero of d1, d2, where d - s·bound has one positive root if d2 goes the same way
  * and two or none if it turns back; with none, the other side (one positive root).
@@ -115,7 +117,16 @@ static inline double cdevs__quad_exit(const double *d, double bound, double *sid
   *c0out = c0;
   return x > 0.0 ? x : INFINITY; /* NaN too */
 }
-/* A fast real cube root (a few ulps). */
+/* The same for a cubic d (d[3] != 0), in roots.c. */
+double cdevs__cubic_band_exit(const double *d, double bound);
+/* The first τ > 0 with |d(τ)| = bound (deg <= 3, |d(0)| < bound), or INFINITY; inline
+ * so that a quadratic, QSS2's and LIQSS2's every step, costs no call. */
+static inline double cdevs__poly_band_exit(const double *d, int deg, double bound) {
+  if (deg == 3 && d[3] != 0.0) return cdevs__cubic_band_exit(d, bound);
+  double e[3] = {d[0], deg > 0 ? d[1] : 0.0, deg > 1 ? d[2] : 0.0}, side, c0;
+  return cdevs__quad_exit(e, bound, &side, &c0);
+}
+/* A fast real cube root (about 30 ulps: 6.7e-15 relative). */
 double cdevs__cbrt(double x);
 
 #endif

@@ -102,8 +102,6 @@ double cdevs__qvar_x(const cdevs__qvar *v, const cdevs__qss_method *m, double t)
   return cdevs_taylor_eval(v->x, m->order, t - v->tx);
 }
 
-
-
 /* The m-th coefficient x would have if q0 were chosen, under ẋ = a·q + u; q's
  * higher coefficients follow the same model and are written to qk. */
 static double li_xm(double a, const double *u, int m, double q0, double *qk) {
@@ -120,7 +118,7 @@ static void li_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) 
   for (int k = 0; k < order; k++) u[k] = (k + 1) * v->x[k + 1] - v->a * qold[k];
   v->q_before = qold[0];
   v->dx_before = v->x[1];
-  v->a_pending = 1;
+  v->a_pending = !v->a_exact; /* the next derivative measures the secant */
 
   double x0 = v->x[0], dq = v->dq;
   double qu[4] = {0}, ql[4] = {0}, q[4] = {0};
@@ -161,13 +159,13 @@ static void li2_step(double a, double u0, double u1, double x0, double s, double
  * have half a parabola later, so x touches q and leaves the 2·ΔQ band on the other
  * side: about 2.4 QSS2 steps per requantization. */
 static void li2_requantize(cdevs__qvar *v, double t) {
-  double qold[2] = {v->q[0], v->q[1]}; /* q is a line: its value and slope at t */
-  cdevs__series_shift(qold, 1, t - v->tq);
+  double qold[4];
+  cdevs__qvar_q_deg(v, 1, t, qold); /* q is a line */
   double a = v->a, x0 = v->x[0], dq = v->dq;
   double u0 = v->x[1] - a * qold[0], u1 = 2.0 * v->x[2] - a * qold[1];
   v->q_before = qold[0];
   v->dx_before = v->x[1];
-  v->a_pending = 1;
+  v->a_pending = !v->a_exact; /* the next derivative measures the secant */
   double q0, q1;
   if (a < 0.0) {
     double h = v->t_end - t;
@@ -194,16 +192,16 @@ static void li2_requantize(cdevs__qvar *v, double t) {
 }
 
 int cdevs__qvar_place_q(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
-  if (m->linear_implicit && m->order == 2 && !v->restart) { /* LIQSS2, the common case, with its order a constant */
+  if (m->order == 2) /* LIQSS2's requantization below then has its order a constant */
     advance(v, t, 2);
-    v->dq = quantum(v);
-    li2_requantize(v, t);
-    return 1;
-  }
-  cdevs__qvar_advance(v, m, t);
+  else
+    cdevs__qvar_advance(v, m, t);
   v->dq = quantum(v);
   if (m->linear_implicit && !v->restart) {
-    li_requantize(v, m, t);
+    if (m->order == 2)
+      li2_requantize(v, t);
+    else
+      li_requantize(v, m, t);
     return 1;
   }
   /* QSS, and LIQSS right after a reset: q = x. A reset expresses a physical
@@ -225,8 +223,7 @@ void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t
 
 ORDERED void next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t, const int order) {
   double q[4], d[4];
-  for (int k = 0; k < 4; k++) q[k] = v->q[k];
-  cdevs__series_shift(q, order - 1, t - v->tq);
+  cdevs__qvar_q_deg(v, order - 1, t, q);
   for (int k = 0; k <= order; k++) d[k] = v->x[k] - (k < order ? q[k] : 0.0);
   double bound = m->linear_implicit ? 2.0 * v->dq : v->dq;
   /* After a reset, the requantization is due now whatever the derivative does in
@@ -236,13 +233,7 @@ ORDERED void next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t, con
     v->refresh = 0; /* a requantization, even where a refresh was due */
     return;
   }
-  double tau, r, side, c0;
-  if (order <= 2) { /* QSS1/2, LIQSS1/2: the quadratic's exit, inline */
-    double e[3] = {d[0], d[1], order == 2 ? d[2] : 0.0};
-    tau = cdevs__quad_exit(e, bound, &side, &c0);
-  } else {
-    tau = cdevs__poly_band_exit(d, order, bound);
-  }
+  double tau = cdevs__poly_band_exit(d, order, bound), r;
   if (m->linear_implicit && order == 2) {
     /* LIQSS2 right after its own requantization: once x has turned towards q's
      * slope and come back to its starting distance, q is stale (twice the time at
@@ -276,7 +267,6 @@ ORDERED void set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, double t
                             const int order) {
   advance(v, t, order);
   for (int k = 0; k < order; k++) v->x[k + 1] = k <= dorder ? cdevs__div_small(d[k], k + 1) : 0.0;
-  if (m->linear_implicit && v->a_pending && v->a_exact) v->a_pending = 0;
   if (m->linear_implicit && v->a_pending) {
     v->a_pending = 0;
     double dqv = v->q[0] - v->q_before;

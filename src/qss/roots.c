@@ -193,7 +193,7 @@ double cdevs__poly_min_pos_root(const double *c, int deg) {
      * only the answer costs a division (the hot path of QSS2/LIQSS2). */
     double a = c[2], b = c[1], c0 = c[0];
     double disc = b * b - 4.0 * a * c0;
-    if (disc < 0.0) return INFINITY;
+    if (!(disc >= 0.0)) return INFINITY; /* NaN too, as the other degrees */
     double sq = sqrt(disc), q = -0.5 * (b + (b < 0.0 ? -sq : sq));
     if (q == 0.0) return INFINITY; /* b = c = 0: the double root 0 */
     int p1 = (q > 0.0) == (a > 0.0), p2 = c0 != 0.0 && (c0 > 0.0) == (q > 0.0);
@@ -262,16 +262,11 @@ static double band_exit3_halley(const double *d, double bound) {
  * point of d inside) can it reach -s·bound first. So one root solve, and the other
  * only when d turns back far enough: half the work of solving both sides.
  */
-double cdevs__poly_band_exit(const double *d, int deg, double bound) {
-  while (deg > 0 && d[deg] == 0.0) deg--;
-  if (deg < 3) { /* d has deg + 1 coefficients */
-    double e[3] = {d[0], deg > 0 ? d[1] : 0.0, deg > 1 ? d[2] : 0.0}, side, c0;
-    return cdevs__quad_exit(e, bound, &side, &c0);
-  }
+double cdevs__cubic_band_exit(const double *d, double bound) {
   double x = band_exit3_halley(d, bound);
   if (x == x) return x;
   int s = 0;
-  for (int k = 1; k <= deg && !s; k++) s = (d[k] > 0.0) - (d[k] < 0.0);
+  for (int k = 1; k <= 3 && !s; k++) s = (d[k] > 0.0) - (d[k] < 0.0);
   if (!s) return INFINITY;
   double c[4] = {d[0] - s * bound, d[1], d[2], d[3]};
   double t1 = cdevs__poly_min_pos_root(c, 3);
