@@ -126,3 +126,19 @@ foreach(name IN LISTS names)
     message(FATAL_ERROR "cdevs list-blocks lists ${name}, which a model cannot declare:\n${err}")
   endif()
 endforeach()
+
+# An error inside the quiet events an equation system takes within one transition
+# (y reads log(x), x = 1 - t; only z = t is an output): it is reported where it
+# happens, once x has crossed 0 at t = 1 (within a few quanta), not at the time of the
+# transition that took it, and the results reach there.
+file(WRITE ${WORK}/logx.mo "model logx\n  Real x(start = 1), y(start = 0), z(start = 0);\nequation\n  der(x) = -1;\n  der(y) = log(x);\n  der(z) = 1;\n  annotation(experiment(StopTime = 2));\nend logx;\n")
+execute_process(COMMAND ${CDEVS} run logx.mo --vars z --out logx.csv --quiet RESULT_VARIABLE rc
+                ERROR_VARIABLE err WORKING_DIRECTORY ${WORK})
+string(REGEX MATCH "t=([0-9.e+-]+): model '[^']*': der\\(y\\)" m "${err}")
+set(t_err "${CMAKE_MATCH_1}")
+file(STRINGS ${WORK}/logx.csv rows)
+list(GET rows -1 last)
+string(REGEX MATCH "^[0-9.e+-]+" t_last "${last}")
+if(NOT rc EQUAL 1 OR t_err STREQUAL "" OR t_err LESS 1 OR t_err GREATER 1.01 OR t_last LESS 1)
+  message(FATAL_ERROR "logx.mo: exit ${rc}, error at '${t_err}', results to '${t_last}'\n${err}")
+endif()

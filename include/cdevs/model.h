@@ -160,6 +160,11 @@ double cdevs_ctx_time(const cdevs_ctx *cx);
  * that is not allowed: several models imminent, inputs in the bag, cdevs_sim_step, an
  * observer of transitions. */
 double cdevs_ctx_horizon(const cdevs_ctx *cx);
+/* In δint, for a model taking its own events before cdevs_ctx_horizon: it has
+ * reached t (current time <= t <= horizon). cdevs_ctx_time and the time of an error it
+ * reports (cdevs_ctx_fail) are then t, and if the run fails, cdevs_sim_time; its ta
+ * still counts from the transition's time. Misuse is an error of the simulation. */
+void cdevs_ctx_advance(cdevs_ctx *cx, double t);
 /* The model being called. */
 const cdevs_model *cdevs_ctx_model(const cdevs_ctx *cx);
 /* The allocator of the simulation, for messages a model creates. */

@@ -46,7 +46,8 @@ void cdevs_sim_free(cdevs_sim *sim);
 
 /* Time of the next instant: the earliest internal event or pending input (INFINITY if none). */
 double cdevs_sim_next_time(const cdevs_sim *sim);
-/* The time of the last executed instant (t0 before the first). */
+/* The time of the last executed instant (t0 before the first); after a failure, the
+ * time a model's δint had reached by cdevs_ctx_advance when that is later. */
 double cdevs_sim_time(const cdevs_sim *sim);
 /*
  * Queues an external input at root input port `port` for time t. t must not be

@@ -33,6 +33,15 @@ static const char *path_of(const cdevs_sim *s, uint32_t id, char *buf, size_t si
 
 double cdevs_ctx_time(const cdevs_ctx *cx) { return cx->t; }
 double cdevs_ctx_horizon(const cdevs_ctx *cx) { return cx->horizon; }
+void cdevs_ctx_advance(cdevs_ctx *cx, double t) {
+  if (cx->phase != PHASE_TRANSITION || !(t >= cx->t && t <= cx->horizon)) {
+    char path[256];
+    cdevs__sim_error(cx->sim, CDEVS_ESTATE, "t=%.17g: model '%s': cdevs_ctx_advance(%.17g) outside δint or beyond its horizon %.17g",
+                     cx->t, path_of(cx->sim, cx->model, path, sizeof path), t, cx->horizon);
+    return;
+  }
+  cx->t = cx->sim->t_reached = t;
+}
 const cdevs_model *cdevs_ctx_model(const cdevs_ctx *cx) {
   return cx->model < cx->sim->n ? cx->sim->model[cx->model] : NULL;
 }
@@ -193,6 +202,7 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   s->cx.t = o.t0;
   s->cx.horizon = o.t0;
   s->until = -INFINITY;
+  s->t_reached = -INFINITY;
   s->t_last = o.t0;
   s->max_at_t = o.max_transitions_per_instant;
   s->inj_t = INFINITY;
@@ -358,6 +368,7 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
   if (inputs) t = s->inj_t;
   if (t == INFINITY) return CDEVS_ESTATE;
   s->cx.t = t;
+  s->t_reached = -INFINITY;
 
   /* 2 */
   uint32_t nimm = 0;
@@ -444,6 +455,7 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
       s->st.confluents++;
     } else {
       if (ops->delta_int) ops->delta_int(&s->cx, state);
+      s->cx.t = t; /* back from where cdevs_ctx_advance took it */
       bag.n = 0;
       s->st.internals++;
     }
@@ -496,7 +508,10 @@ oom:
   cdevs__sim_error(s, CDEVS_ENOMEM, "t=%.17g: out of memory while routing events", t);
 fail:
   /* The instant cannot be completed consistently: the simulator stops here, keeping
-     every state as the last transitions left it so results can still be read. */
+     every state as the last transitions left it so results can still be read (up to
+     where a model's δint had advanced: nothing it sends changed before then). */
+  if (s->t_reached > s->t_last) s->t_last = s->t_reached;
+  s->cx.t = t;
   s->cx.phase = PHASE_DEAD;
   return s->status;
 }

@@ -1304,11 +1304,19 @@ static void sys_int(cdevs_ctx *cx, void *state) {
    * without algebraic outputs. A transition through the simulator for each would
    * cost more than many a requantization; the results are the same. */
   if (s->n_alg_out) return;
-  double h = cdevs_ctx_horizon(cx);
+  /* The simulator's time follows (cdevs_ctx_advance), so that an error is reported
+   * where it happens and the results reach there. More events at one time than there
+   * are items is a zero-time loop: it goes back to the simulator, which counts the
+   * transitions of an instant. */
+  double h = cdevs_ctx_horizon(cx), last = t;
+  uint32_t at_last = 1;
   while (!s->ndirty && s->nheap && s->heap[0].k < h) {
     double tk = s->heap[0].k;
     item = s->heap[0].tie;
     if (item < ns ? s->so.start[item] != s->so.start[item + 1] : !s->zquiet[item - ns]) break;
+    at_last = tk == last ? at_last + 1 : 1, last = tk;
+    if (at_last > s->nitems) break;
+    cdevs_ctx_advance(cx, tk);
     if (take_event(cx, s, item, tk)) break;
   }
 }
