@@ -14,6 +14,8 @@
 #include "system.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -743,6 +745,19 @@ static void free_csr(const cdevs_alloc *a, csr *c, uint32_t nvars) {
 
 /* ---- Steps -------------------------------------------------------------------------- */
 
+/* A failure in the event at t. sys_int takes quiet events after the transition's own
+ * (up to cdevs_ctx_horizon) without the simulator: the context's time is moved to t
+ * first, so that the error says when it happened and the results reach there. */
+static void sys_fail(cdevs_ctx *cx, double t, const char *fmt, ...) {
+  char msg[320];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (t > cdevs_ctx_time(cx)) cdevs_ctx_advance(cx, t);
+  cdevs_ctx_fail(cx, "%s", msg);
+}
+
 /* Something every algebraic may read changed: all of them are stale. */
 static void algs_stale(sys_state *s) {
   if (++s->stamp == 0) { /* wrapped: no stale entry may look current */
@@ -780,7 +795,7 @@ static int ensure_algs_of(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, ui
       if (pushed) continue; /* its inputs first; a is met again once they are current */
       top--;
       if (cdevs__bc_eval(&sp->alg[a], &env, seeded ? 1 : s->aord[a], val[a], s->stack)) {
-        cdevs_ctx_fail(cx, "algebraic variable '%s': argument outside the domain of a function",
+        sys_fail(cx, t, "algebraic variable '%s': argument outside the domain of a function",
                        sp->alg_names ? sp->alg_names[a] : "?");
         return -1;
       }
@@ -829,7 +844,7 @@ static inline __attribute__((always_inline)) int eval_der(cdevs_ctx *cx, sys_sta
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, j};
   if ((s->self_dep[j] == SELF_FUSED ? cdevs__bc_eval_dual : cdevs__bc_eval)(&sp->der[j], &env, s->dord[j], d,
                                                                             s->stack)) {
-    cdevs_ctx_fail(cx, "der(%s): argument outside the domain of a function",
+    sys_fail(cx, t, "der(%s): argument outside the domain of a function",
                    sp->state_names ? sp->state_names[j] : "?");
     return -1;
   }
@@ -862,7 +877,7 @@ static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   if (ensure_algs(cx, s, LIST(s->za, z), t, UINT32_MAX)) return -1;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, UINT32_MAX};
   if (cdevs__bc_eval(&sp->cross[z].f, &env, s->zord[z], f, s->stack)) {
-    cdevs_ctx_fail(cx, "zero-crossing %u: argument outside the domain of a function", z);
+    sys_fail(cx, t, "zero-crossing %u: argument outside the domain of a function", z);
     return -1;
   }
   return 0;
@@ -948,7 +963,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
      * after bringing q to x for the states the action reads would be costlier; QSS
      * Solver evaluates handlers on q as well. */
     if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack)) {
-      cdevs_ctx_fail(cx, "event handler: argument outside the domain of a function");
+      sys_fail(cx, t, "event handler: argument outside the domain of a function");
       return -1;
     }
     if (ac->reinit == ACT_JUMP_UNLESS) {
@@ -1304,19 +1319,17 @@ static void sys_int(cdevs_ctx *cx, void *state) {
    * without algebraic outputs. A transition through the simulator for each would
    * cost more than many a requantization; the results are the same. */
   if (s->n_alg_out) return;
-  /* The simulator's time follows (cdevs_ctx_advance), so that an error is reported
-   * where it happens and the results reach there. More events at one time than there
-   * are items is a zero-time loop: it goes back to the simulator, which counts the
-   * transitions of an instant. */
+  /* Only a handler schedules an event at its own time, so a zero-time loop runs
+   * through crossings: more crossings at one time than there are items goes back to
+   * the simulator, which counts the transitions of an instant. (A failure moves the
+   * simulator's time to its event's: sys_fail.) */
   double h = cdevs_ctx_horizon(cx), last = t;
-  uint32_t at_last = 1;
+  uint32_t at_last = 0;
   while (!s->ndirty && s->nheap && s->heap[0].k < h) {
     double tk = s->heap[0].k;
     item = s->heap[0].tie;
     if (item < ns ? s->so.start[item] != s->so.start[item + 1] : !s->zquiet[item - ns]) break;
-    at_last = tk == last ? at_last + 1 : 1, last = tk;
-    if (at_last > s->nitems) break;
-    cdevs_ctx_advance(cx, tk);
+    if (item >= ns && (at_last = tk == last ? at_last + 1 : 1, last = tk, at_last > s->nitems)) break;
     if (take_event(cx, s, item, tk)) break;
   }
 }
