@@ -52,8 +52,9 @@ static void rec_fini(void *state) {
 
 static void record(cdevs_ctx *cx, rec_state *s, double t) {
   size_t w = 1 + (size_t)s->n;
-  if (s->nrows >= UINT32_MAX ||
-      cdevs__grow(s->alloc, (void **)&s->rows, &s->cap, (uint32_t)s->nrows + 1, w * sizeof(double))) {
+  if (s->nrows >= UINT32_MAX || (s->nrows == s->cap && /* the call only when full */
+                                 cdevs__grow(s->alloc, (void **)&s->rows, &s->cap, (uint32_t)s->nrows + 1,
+                                             w * sizeof(double)))) {
     cdevs_ctx_fail(cx, "recorder: out of memory after %zu rows", s->nrows);
     return;
   }

@@ -174,9 +174,10 @@ static double call_value(comp *c, const node *n, int *ok) {
   double a = n->nkid > 0 ? ceval(c, n->kid[0], ok) : 0.0;
   double b = n->nkid > 1 ? ceval(c, n->kid[1], ok) : 0.0;
   cdevs_fn fn = cdevs_fn_parse(f);
+  if (!*ok) return 0.0; /* an argument failed (reported) */
   if (fn && n->nkid == 1) { /* the unary functions of equations, by the same code */
     double x[4] = {a, 0, 0, 0}, r[4];
-    if (*ok && cdevs_taylor_fn(r, x, fn, 0)) {
+    if (cdevs_taylor_fn(r, x, fn, 0)) {
       lang_error(c->d, n->line, n->col, "%s(%g) is outside the function's domain", n->name, a);
       *ok = 0;
       return 0.0;
@@ -1074,9 +1075,8 @@ static double annot_number(comp *c, const annot *a, double dflt) {
   return r;
 }
 
-static int add_output(cdevs_mo *mo, uint32_t f) {
-  for (uint32_t o = 0; o < mo->n_out; o++)
-    if (mo->out_names[o] == mo->names[f]) return 0;
+/* Room for one more output in each of the output arrays; -1 when out of memory. */
+static int grow_outputs(cdevs_mo *mo) {
   uint8_t *k = realloc(mo->out_kind, (mo->n_out + 1) * sizeof *k);
   if (k) mo->out_kind = k;
   uint32_t *ix = realloc(mo->out_index, (mo->n_out + 1) * sizeof *ix);
@@ -1085,7 +1085,13 @@ static int add_output(cdevs_mo *mo, uint32_t f) {
   if (nm) mo->out_names = nm;
   uint32_t *pp = realloc(mo->out_port, (mo->n_out + 1) * sizeof *pp);
   if (pp) mo->out_port = pp;
-  if (!k || !ix || !nm || !pp) return -1;
+  return k && ix && nm && pp ? 0 : -1;
+}
+
+static int add_output(cdevs_mo *mo, uint32_t f) {
+  for (uint32_t o = 0; o < mo->n_out; o++)
+    if (mo->out_names[o] == mo->names[f]) return 0;
+  if (grow_outputs(mo)) return -1;
   int cls = mo->cls[f];
   if (cls != V_STATE && cls != V_ALG && cls != V_DISC) return 1;
   mo->out_kind[mo->n_out] = (uint8_t)(cls == V_STATE ? 0 : cls == V_ALG ? 1 : 2);
@@ -1097,16 +1103,8 @@ static int add_output(cdevs_mo *mo, uint32_t f) {
 }
 
 static int add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port) {
-  uint8_t *k = realloc(mo->out_kind, (mo->n_out + 1) * sizeof *k);
-  if (k) mo->out_kind = k;
-  uint32_t *ix = realloc(mo->out_index, (mo->n_out + 1) * sizeof *ix);
-  if (ix) mo->out_index = ix;
-  uint32_t *pp = realloc(mo->out_port, (mo->n_out + 1) * sizeof *pp);
-  if (pp) mo->out_port = pp;
-  const char **nm = realloc(mo->out_names, (mo->n_out + 1) * sizeof *nm);
-  if (nm) mo->out_names = nm;
-  char *copy = dup(name);
-  if (!k || !ix || !pp || !nm || !copy) {
+  char *copy = grow_outputs(mo) ? NULL : dup(name);
+  if (!copy) {
     free(copy);
     return -1;
   }
@@ -1542,7 +1540,9 @@ static int vars_range(const char *q, size_t len, long *lo, long *step, long *hi)
     char *end;
     const char *at = q + i;
     if (n == 3 || i >= len || !(isdigit((unsigned char)*at) || *at == '-')) return -1;
-    v[n++] = strtol(at, &end, 10);
+    v[n] = strtol(at, &end, 10);
+    if (v[n] < -INT32_MAX || v[n] > INT32_MAX) return -1; /* beyond any index; k - lo cannot overflow */
+    n++;
     i = (size_t)(end - q);
     while (i < len && q[i] == ' ') i++;
     if (i == len) break;
