@@ -117,12 +117,13 @@ static inline double cdevs__quad_exit(const double *d, double bound, double *sid
   *c0out = c0;
   return x > 0.0 ? x : INFINITY; /* NaN too */
 }
-/* The same for a cubic d (d[3] != 0), in roots.c. */
+/* The same for d of degree up to 3, in roots.c. */
 double cdevs__cubic_band_exit(const double *d, double bound);
-/* The first τ > 0 with |d(τ)| = bound (deg <= 3, |d(0)| < bound), or INFINITY; inline
- * so that a quadratic, QSS2's and LIQSS2's every step, costs no call. */
+/* The first τ > 0 with |d(τ)| = bound (deg <= 3, |d(0)| < bound), or INFINITY. Up to
+ * degree 2 inline, so that QSS2's and LIQSS2's every step costs no call; degree 3 is
+ * one call, its quadratic case included (QSS3's code stays small). */
 static inline double cdevs__poly_band_exit(const double *d, int deg, double bound) {
-  if (deg == 3 && d[3] != 0.0) return cdevs__cubic_band_exit(d, bound);
+  if (deg == 3) return cdevs__cubic_band_exit(d, bound);
   double e[3] = {d[0], deg > 0 ? d[1] : 0.0, deg > 1 ? d[2] : 0.0}, side, c0;
   return cdevs__quad_exit(e, bound, &side, &c0);
 }

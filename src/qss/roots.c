@@ -263,6 +263,7 @@ static double band_exit3_halley(const double *d, double bound) {
  * only when d turns back far enough: half the work of solving both sides.
  */
 double cdevs__cubic_band_exit(const double *d, double bound) {
+  if (d[3] == 0.0) return cdevs__poly_band_exit(d, 2, bound);
   double x = band_exit3_halley(d, bound);
   if (x == x) return x;
   int s = 0;
