@@ -436,6 +436,39 @@ static void test_validation(void) {
   CHECK_EQ_INT(cdevs_model_status(root), CDEVS_ENAME);
   cdevs_model_free(root);
 
+  /* many ports: past 16 a list is hashed; each direction its own, the ops table's
+   * ports ("stop" in, "out" out) among them, and every name found at the position
+   * it was added */
+  root = cdevs_root_new(NULL, "v");
+  a = cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
+  int bad_pos = 0;
+  for (int i = 0; i < 3000; i++) {
+    snprintf(nm, sizeof nm, "p%d", i);
+    bad_pos += cdevs_port_add(a, CDEVS_OUT, nm, CDEVS_REAL) != i + 1;
+    if (i % 2 == 0) bad_pos += cdevs_port_add(a, CDEVS_IN, nm, CDEVS_REAL) != i / 2 + 1;
+  }
+  CHECK_EQ_INT(bad_pos, 0);
+  CHECK_EQ_INT(cdevs_model_status(root), CDEVS_OK);
+  int bad_find = (cdevs_port_find(a, CDEVS_OUT, "out") != 0) + (cdevs_port_find(a, CDEVS_IN, "stop") != 0);
+  for (int i = 0; i < 3000; i++) {
+    snprintf(nm, sizeof nm, "p%d", i);
+    bad_find += cdevs_port_find(a, CDEVS_OUT, nm) != i + 1;
+    bad_find += cdevs_port_find(a, CDEVS_IN, nm) != (i % 2 == 0 ? i / 2 + 1 : CDEVS_ENAME);
+  }
+  CHECK_EQ_INT(bad_find, 0);
+  CHECK_EQ_INT(cdevs_port_find(a, CDEVS_OUT, "p3000"), CDEVS_ENAME);
+  CHECK_EQ_INT(cdevs_port_add(a, CDEVS_OUT, "out", CDEVS_REAL), CDEVS_ENAME);
+  CHECK_STR(cdevs_model_errmsg(root), "model 'v.a': duplicate output port 'out'");
+  cdevs_model_free(root);
+  root = cdevs_root_new(NULL, "v");
+  a = cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
+  for (int i = 0; i < 100; i++) {
+    snprintf(nm, sizeof nm, "p%d", i);
+    cdevs_port_add(a, CDEVS_OUT, nm, CDEVS_REAL);
+  }
+  CHECK_EQ_INT(cdevs_port_add(a, CDEVS_OUT, "p77", CDEVS_REAL), CDEVS_ENAME);
+  cdevs_model_free(root);
+
   root = cdevs_root_new(NULL, "v");
   a = cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
   cdevs_model *s = cdevs_atomic_add(root, "s", &sink_ops, NULL);

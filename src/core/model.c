@@ -115,12 +115,16 @@ static void node_free(const cdevs_alloc *a, cdevs_model *m) {
   if (!m->atomic) {
     for (uint32_t i = 0; i < cp->nchildren; i++) node_free(a, cp->children[i]);
     CDEVS_FREEARR(a, cp->children, cp->capchildren);
-    CDEVS_FREEARR(a, cp->hash, cp->hashcap);
+    CDEVS_FREEARR(a, cp->ix.slot, cp->ix.cap);
     CDEVS_FREEARR(a, cp->couplings, cp->capcouplings);
   }
   if (m->own_ports) {
     CDEVS_FREEARR(a, m->ports[0], m->capports[0]);
     CDEVS_FREEARR(a, m->ports[1], m->capports[1]);
+  }
+  if (m->port_ix) {
+    for (int d = 0; d < 2; d++) CDEVS_FREEARR(a, m->port_ix[d].slot, m->port_ix[d].cap);
+    cdevs__free(a, m->port_ix, 2 * sizeof *m->port_ix);
   }
 }
 
@@ -142,41 +146,55 @@ static uint32_t name_hash(const char *s) {
   return h;
 }
 
-/* Index of the child called name, or -1. Small families are scanned, large hashed. */
-static int32_t child_find(const cdevs_model *m, const char *name) {
-  if (!m->cp->hash) {
-    for (uint32_t i = 0; i < m->cp->nchildren; i++)
-      if (strcmp(m->cp->children[i]->name, name) == 0) return (int32_t)i;
+/* The i-th name of an indexed list: the children of a coupled model, or a port list. */
+typedef const char *(*name_at)(const void *list, uint32_t i);
+static const char *child_name_at(const void *list, uint32_t i) { return ((cdevs_model *const *)list)[i]->name; }
+static const char *port_name_at(const void *list, uint32_t i) { return ((const cdevs_port_def *)list)[i].name; }
+
+/* Position of name in the list of n names, or -1: scanned while the list is short,
+ * hashed once it has an index. */
+static int32_t index_find(const name_index *x, const void *list, uint32_t n, name_at at, const char *name) {
+  if (!x || !x->slot) {
+    for (uint32_t i = 0; i < n; i++)
+      if (strcmp(at(list, i), name) == 0) return (int32_t)i;
     return -1;
   }
-  uint32_t mask = m->cp->hashcap - 1;
+  uint32_t mask = x->cap - 1;
   for (uint32_t h = name_hash(name) & mask;; h = (h + 1) & mask) {
-    int32_t i = m->cp->hash[h];
-    if (i < 0) return -1;
-    if (strcmp(m->cp->children[i]->name, name) == 0) return i;
+    int32_t i = x->slot[h];
+    if (i < 0 || strcmp(at(list, (uint32_t)i), name) == 0) return i;
   }
 }
 
-static void hash_put(cdevs_model *m, int32_t i) {
-  uint32_t mask = m->cp->hashcap - 1;
-  uint32_t h = name_hash(m->cp->children[i]->name) & mask;
-  while (m->cp->hash[h] >= 0) h = (h + 1) & mask;
-  m->cp->hash[h] = i;
+/* Records that the list's i-th name is at position i (the index has room). */
+static void index_put(name_index *x, const void *list, name_at at, int32_t i) {
+  if (!x->slot) return;
+  uint32_t mask = x->cap - 1;
+  uint32_t h = name_hash(at(list, (uint32_t)i)) & mask;
+  while (x->slot[h] >= 0) h = (h + 1) & mask;
+  x->slot[h] = i;
 }
 
-/* Keeps the name index at most half full; -1 if out of memory (index left valid). */
-static int hash_reserve(cdevs_model *m, uint32_t n) {
-  if (n < 16 || (m->cp->hash && n * 2 <= m->cp->hashcap)) return 0;
+/* Makes room in the index for a list about to hold n names, of which the first
+ * n - 1 exist, keeping it at most half full; -1 if out of memory (the index is
+ * left valid). */
+static int index_reserve(const cdevs_alloc *a, name_index *x, const void *list, name_at at, uint32_t n) {
+  if (n < 16 || (x->slot && n * 2 <= x->cap)) return 0;
   uint32_t cap = 64;
   while (cap < n * 2) cap *= 2;
-  int32_t *h = cdevs__calloc(&m->ri->alloc, cap, sizeof *h);
+  int32_t *h = cdevs__calloc(a, cap, sizeof *h);
   if (!h) return -1;
-  CDEVS_FREEARR(&m->ri->alloc, m->cp->hash, m->cp->hashcap);
-  m->cp->hash = h;
-  m->cp->hashcap = cap;
+  CDEVS_FREEARR(a, x->slot, x->cap);
+  x->slot = h;
+  x->cap = cap;
   memset(h, 0xff, (size_t)cap * sizeof *h);
-  for (uint32_t i = 0; i + 1 < n; i++) hash_put(m, (int32_t)i);
+  for (uint32_t i = 0; i + 1 < n; i++) index_put(x, list, at, (int32_t)i);
   return 0;
+}
+
+/* Index of the child called name, or -1. */
+static int32_t child_find(const cdevs_model *m, const char *name) {
+  return index_find(&m->cp->ix, m->cp->children, m->cp->nchildren, child_name_at, name);
 }
 
 static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic) {
@@ -199,7 +217,8 @@ static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic
   }
   if (parent->cp->nchildren == INT32_MAX ||
       CDEVS_GROW(&ri->alloc, parent->cp->children, parent->cp->capchildren, parent->cp->nchildren + 1) ||
-      hash_reserve(parent, parent->cp->nchildren + 1)) {
+      index_reserve(&ri->alloc, &parent->cp->ix, parent->cp->children, child_name_at,
+                    parent->cp->nchildren + 1)) {
     cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding '%s'", name);
     return NULL;
   }
@@ -217,7 +236,7 @@ static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic
   m->cp = cp;
   m->index = (int32_t)parent->cp->nchildren;
   parent->cp->children[parent->cp->nchildren++] = m;
-  if (parent->cp->hash) hash_put(parent, m->index);
+  index_put(&parent->cp->ix, parent->cp->children, child_name_at, m->index);
   return m;
 }
 
@@ -271,9 +290,8 @@ cdevs_model *cdevs_atomic_add(cdevs_model *parent, const char *name,
 
 int cdevs_port_find(const cdevs_model *m, cdevs_dir dir, const char *name) {
   if (!m || (dir != CDEVS_IN && dir != CDEVS_OUT) || !name) return CDEVS_EINVAL;
-  for (uint32_t i = 0; i < m->nports[dir]; i++)
-    if (strcmp(m->ports[dir][i].name, name) == 0) return (int)i;
-  return CDEVS_ENAME;
+  int32_t i = index_find(m->port_ix ? &m->port_ix[dir] : NULL, m->ports[dir], m->nports[dir], port_name_at, name);
+  return i >= 0 ? (int)i : CDEVS_ENAME;
 }
 
 int cdevs_port_count(const cdevs_model *m, cdevs_dir dir) {
@@ -332,14 +350,18 @@ int cdevs_port_add(cdevs_model *m, cdevs_dir dir, const char *name, cdevs_kind k
     return CDEVS_ENAME;
   }
   const char *nm = NULL;
-  if (own_ports(m) || m->nports[dir] >= INT32_MAX ||
-      CDEVS_GROW(&m->ri->alloc, m->ports[dir], m->capports[dir], m->nports[dir] + 1) ||
+  const cdevs_alloc *a = &m->ri->alloc;
+  uint32_t n = m->nports[dir];
+  if (own_ports(m) || n >= INT32_MAX || CDEVS_GROW(a, m->ports[dir], m->capports[dir], n + 1) ||
+      (n + 1 >= 16 && !m->port_ix && !(m->port_ix = cdevs__calloc(a, 2, sizeof *m->port_ix))) ||
+      (m->port_ix && index_reserve(a, &m->port_ix[dir], m->ports[dir], port_name_at, n + 1)) ||
       !(nm = name_dup(m->ri, name))) {
     cdevs__model_error(m, CDEVS_ENOMEM, "out of memory adding port '%s'", name);
     return CDEVS_ENOMEM;
   }
-  m->ports[dir][m->nports[dir]].name = nm;
-  m->ports[dir][m->nports[dir]].kind = kind;
+  m->ports[dir][n].name = nm;
+  m->ports[dir][n].kind = kind;
+  if (m->port_ix) index_put(&m->port_ix[dir], m->ports[dir], port_name_at, (int32_t)n);
   return (int)m->nports[dir]++;
 }
 

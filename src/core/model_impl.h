@@ -35,12 +35,18 @@ typedef struct root_info {
   uint64_t n_coupled;
 } root_info;
 
+/* An open-addressed index of a list's names (slot: list position, or -1), built
+   once the list reaches 16 names; shorter lists are scanned. */
+typedef struct name_index {
+  int32_t *slot;
+  uint32_t cap;
+} name_index;
+
 /* What only coupled models have; atomic models point at a shared empty one. */
 typedef struct coupled_part {
   cdevs_model **children;
   uint32_t nchildren, capchildren;
-  int32_t *hash; /* open-addressed child-name index, built once children grow */
-  uint32_t hashcap;
+  name_index ix; /* of the children's names */
   coupling *couplings;
   uint32_t ncouplings, capcouplings;
 } coupled_part;
@@ -55,6 +61,7 @@ struct cdevs_model {
   int32_t priority;
   bool atomic;
   bool own_ports; /* ports[] is an allocated copy rather than the ops lists */
+  name_index *port_ix; /* [2], of the port names, once a list of own ports grows */
   const cdevs_atomic_ops *ops; /* atomic */
   void *arg;                   /* atomic, in the arena */
   coupled_part *cp;
