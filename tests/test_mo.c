@@ -737,6 +737,16 @@ static void test_start_functions(void) {
   EXPECT_ERROR("model m\n  parameter Real a = log(-1);\n  Real x(start = a);\nequation\n"
                "  der(x) = 0;\nend m;\n",
                "2:22: error: log(-1) is outside the function's domain");
+  /* The binary ones too, by the equations' evaluator: mod floors (-7 mod 3 = 2),
+   * min/max/pow as libm, and a zero modulus is an error, not a NaN. */
+  if (run_text(&r, "model m\n  parameter Real a = mod(-7, 3) + 10 * min(2, -1) + 100 * pow(2, 0.5) + max(0, 1e-3);\n"
+                   "  Real x(start = a);\nequation\n  der(x) = 0;\nend m;\n", CDEVS_QSS2, 1e-6, 1e-9))
+    return;
+  CHECK_NEAR(x_at(&r, 0, 0.0), 2.0 - 10.0 + 100.0 * sqrt(2.0) + 1e-3, 1e-13);
+  run_close(&r);
+  EXPECT_ERROR("model m\n  parameter Real a = 1 + mod(5, 0);\n  Real x(start = a);\nequation\n"
+               "  der(x) = 0;\nend m;\n",
+               "2:26: error: mod(5, 0) is outside the function's domain");
 }
 
 int main(void) {

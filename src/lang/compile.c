@@ -169,32 +169,49 @@ static double var_value(comp *c, const node *n, int *ok) {
   return c->cval[f];
 }
 
+/* The built-in functions that are one op of the bytecode (besides the unary
+ * cdevs_fn ones), for equations and constants alike. */
+static const struct {
+  const char *name;
+  bc_op op;
+  int arity;
+} fn_ops[] = {{"min", BC_MIN, 2},   {"max", BC_MAX, 2},     {"atan2", BC_ATAN2, 2},   {"mod", BC_MOD, 2},
+              {"sign", BC_SIGN, 1}, {"floor", BC_FLOOR, 1}, {"integer", BC_FLOOR, 1}, {"ceil", BC_CEIL, 1},
+              {"pow", BC_POW, 2}};
+
+static int fn_op(const char *f) {
+  for (int i = 0; i < (int)(sizeof fn_ops / sizeof fn_ops[0]); i++)
+    if (!strcmp(f, fn_ops[i].name)) return i;
+  return -1;
+}
+
 static double call_value(comp *c, const node *n, int *ok) {
   const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
   double a = n->nkid > 0 ? ceval(c, n->kid[0], ok) : 0.0;
   double b = n->nkid > 1 ? ceval(c, n->kid[1], ok) : 0.0;
-  cdevs_fn fn = cdevs_fn_parse(f);
   if (!*ok) return 0.0; /* an argument failed (reported) */
-  if (fn && n->nkid == 1) { /* the unary functions of equations, by the same code */
-    double x[4] = {a, 0, 0, 0}, r[4];
-    if (cdevs_taylor_fn(r, x, fn, 0)) {
-      lang_error(c->d, n->line, n->col, "%s(%g) is outside the function's domain", n->name, a);
+  cdevs_fn fn = cdevs_fn_parse(f);
+  int k = fn_op(f);
+  if ((fn && n->nkid == 1) || (k >= 0 && n->nkid == fn_ops[k].arity)) {
+    /* By the evaluator of equations, on constants: one semantics for both. */
+    bc_ins ins[3] = {{.op = BC_CONST, .k = a}, {.op = BC_CONST, .k = b}};
+    ins[n->nkid] = fn ? (bc_ins){.op = BC_FN, .arg = (uint32_t)fn} : (bc_ins){.op = (uint8_t)fn_ops[k].op};
+    bc_code code = {ins, (uint32_t)n->nkid + 1, (uint32_t)n->nkid + 1, 0, 0};
+    bc_env env = {NULL, NULL, NULL, NULL, NULL, 0.0, NULL, UINT32_MAX, UINT32_MAX};
+    double st[3][4], v[4];
+    if (cdevs__bc_eval(&code, &env, 0, v, st)) {
+      if (n->nkid > 1)
+        lang_error(c->d, n->line, n->col, "%s(%g, %g) is outside the function's domain", n->name, a, b);
+      else
+        lang_error(c->d, n->line, n->col, "%s(%g) is outside the function's domain", n->name, a);
       *ok = 0;
       return 0.0;
     }
-    return r[0];
+    return v[0];
   }
-  if (!strcmp(f, "atan2")) return atan2(a, b);
-  if (!strcmp(f, "sign")) return (a > 0.0) - (a < 0.0);
-  if (!strcmp(f, "floor") || !strcmp(f, "integer")) return floor(a);
-  if (!strcmp(f, "ceil")) return ceil(a);
-  if (!strcmp(f, "min")) return a < b ? a : b;
-  if (!strcmp(f, "max")) return a > b ? a : b;
-  if (!strcmp(f, "pow")) return pow(a, b);
-  if (!strcmp(f, "mod")) return b != 0.0 ? a - floor(a / b) * b : NAN;
-  if (!strcmp(f, "div")) return b != 0.0 ? trunc(a / b) : NAN;
-  if (!strcmp(f, "rand") || !strcmp(f, "random")) return cdevs__crand_scaled(&c->rng, a);
-  if (!strcmp(f, "pre") || !strcmp(f, "noEvent")) return a;
+  if (!strcmp(f, "div") && n->nkid == 2) return b != 0.0 ? trunc(a / b) : NAN;
+  if ((!strcmp(f, "rand") || !strcmp(f, "random")) && n->nkid == 1) return cdevs__crand_scaled(&c->rng, a);
+  if ((!strcmp(f, "pre") || !strcmp(f, "noEvent")) && n->nkid == 1) return a;
   lang_error(c->d, n->line, n->col, "%s() cannot be evaluated here", n->name);
   *ok = 0;
   return 0.0;
@@ -603,21 +620,14 @@ static int gen_call(comp *c, const node *n) {
     if (arity != 2) goto bad_arity;
     return gen(c, n->kid[1]);
   }
-  static const struct {
-    const char *name;
-    bc_op op;
-    int arity;
-  } ops[] = {{"min", BC_MIN, 2},     {"max", BC_MAX, 2},     {"atan2", BC_ATAN2, 2},
-             {"mod", BC_MOD, 2},     {"sign", BC_SIGN, 1},   {"floor", BC_FLOOR, 1},
-             {"ceil", BC_CEIL, 1},   {"integer", BC_FLOOR, 1}, {"pow", BC_POW, 2}};
-  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-    if (!strcmp(f, ops[i].name)) {
-      if (arity != ops[i].arity) goto bad_arity;
-      for (int k = 0; k < arity; k++)
-        if (gen(c, n->kid[k])) return -1;
-      emit(c, ops[i].op, 0, 0, 1 - arity);
-      return 0;
-    }
+  int op = fn_op(f);
+  if (op >= 0) {
+    if (arity != fn_ops[op].arity) goto bad_arity;
+    for (int k = 0; k < arity; k++)
+      if (gen(c, n->kid[k])) return -1;
+    emit(c, fn_ops[op].op, 0, 0, 1 - arity);
+    return 0;
+  }
   lang_error(c->d, n->line, n->col, "%s() cannot be used in an equation", n->name);
   return -1;
 bad_arity:
