@@ -145,10 +145,13 @@ static void li_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t) 
  * q1 = ẋ(h), x(h) = q(h). Eliminating q1 leaves q0 linear; written in s the h³ terms
  * cancel exactly, so no horizon loses precision, and s = 0 gives the steady state of
  * the linearised equation, -(a·u0 + u1)/a². */
-static void li2_step(double a, double u0, double u1, double x0, double s, double *q0, double *q1) {
+static double li2_q0(double a, double u0, double u1, double x0, double s) {
   double d = s * (s - a);
-  *q0 = (x0 * d - 0.5 * (a * u0 + u1)) / (d + 0.5 * a * a);
-  *q1 = (s * (a * *q0 + u0) + u1) / (s - a);
+  return (x0 * d - 0.5 * (a * u0 + u1)) / (d + 0.5 * a * a);
+}
+/* Its slope, once the horizon is settled (the search needs only q0). */
+static double li2_q1(double a, double u0, double u1, double s, double q0) {
+  return (s * (a * q0 + u0) + u1) / (s - a);
 }
 
 /* LIQSS2 (Migoni, Bortolotto, Kofman and Cellier, 2013, with the horizon refinement
@@ -168,18 +171,19 @@ static void li2_requantize(cdevs__qvar *v, double t) {
   v->a_pending = !v->a_exact; /* the next derivative measures the secant */
   double q0, q1;
   if (a < 0.0) {
-    double h = v->t_end - t;
-    li2_step(a, u0, u1, x0, h > 0.0 ? 1.0 / h : 0.0, &q0, &q1);
+    double h = v->t_end - t, s = h > 0.0 ? 1.0 / h : 0.0;
+    q0 = li2_q0(a, u0, u1, x0, s);
     if (!(fabs(q0 - x0) <= 2.0 * dq)) {
       double ddx = 2.0 * v->x[2];
       if (ddx == 0.0) ddx = a * (a * x0 + u0) + u1;
       h = ddx != 0.0 ? sqrt(2.0 * dq / fabs(ddx)) : -1.0 / a;
-      li2_step(a, u0, u1, x0, 1.0 / h, &q0, &q1);
+      q0 = li2_q0(a, u0, u1, x0, s = 1.0 / h);
       for (int it = 0; it < 64 && !(fabs(q0 - x0) <= 2.0 * dq); it++) {
         h *= sqrt(dq / fabs(q0 - x0));
-        li2_step(a, u0, u1, x0, 1.0 / h, &q0, &q1);
+        q0 = li2_q0(a, u0, u1, x0, s = 1.0 / h);
       }
     }
+    q1 = li2_q1(a, u0, u1, s, q0);
   } else {
     /* Without curvature x follows the line q = x0 + u0·τ exactly: no offset, which
      * would only show the rest of the model a value x does not have. */
