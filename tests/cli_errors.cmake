@@ -60,6 +60,14 @@ expect_fail(2 "usage: cdevs check MODEL.mo" check)
 # check compiles too: what only the compiler finds (an unknown with no equation).
 file(WRITE ${WORK}/noeq.mo "model noeq\n  Real x, y;\nequation\n  der(x) = -y;\nend noeq;\n")
 expect_fail(1 "noeq.mo:2:11: error: no equation defines 'y'" check noeq.mo)
+# One that nothing reads (QSS Solver's buck_term declares two) is a warning.
+file(WRITE ${WORK}/unused.mo "model unused\n  Real x(start = 1), y;\nequation\n  der(x) = -x;\nend unused;\n")
+execute_process(COMMAND ${CDEVS} check unused.mo RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                WORKING_DIRECTORY ${WORK})
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "unused.mo: ok (1 state)\n"
+   OR NOT err MATCHES "unused.mo:2:22: warning: no equation defines 'y' and nothing reads it: it stays 0")
+  message(FATAL_ERROR "cdevs check unused.mo: ${rc} '${out}' '${err}'")
+endif()
 file(WRITE ${WORK}/good.mo "model good\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend good;\n")
 execute_process(COMMAND ${CDEVS} check good.mo RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 WORKING_DIRECTORY ${WORK})

@@ -986,9 +986,27 @@ static int alg_list(comp *c, const node *list, void *ud) {
 
 /* ---- Algebraic order ----------------------------------------------------------------- */
 
-static void renumber_algs(bc_code *code, const uint32_t *rank) {
+/* fn(code, arg) on every code of the system: derivatives, algebraics, crossing
+ * functions and handler steps. */
+static void each_code(comp *c, void (*fn)(bc_code *, void *), void *arg) {
+  for (uint32_t k = 0; k < c->counts[V_STATE]; k++) fn(&c->der[k], arg);
+  for (uint32_t k = 0; k < c->counts[V_ALG]; k++) fn(&c->alg[k], arg);
+  for (uint32_t z = 0; z < c->ncross; z++) {
+    fn(&c->cross[z].f, arg);
+    for (uint32_t a = 0; a < c->cross[z].n_rise; a++) fn(&c->cross[z].on_rise[a].value, arg);
+    for (uint32_t a = 0; a < c->cross[z].n_fall; a++) fn(&c->cross[z].on_fall[a].value, arg);
+  }
+}
+
+static void renumber_algs(bc_code *code, void *rank) {
   for (uint32_t i = 0; i < code->n; i++)
-    if (code->ins[i].op == BC_ALG) code->ins[i].arg = rank[code->ins[i].arg];
+    if (code->ins[i].op == BC_ALG) code->ins[i].arg = ((const uint32_t *)rank)[code->ins[i].arg];
+}
+
+/* Whether a code reads algebraic *(uint32_t *)arg (cleared to UINT32_MAX if one does). */
+static void find_alg(bc_code *code, void *arg) {
+  for (uint32_t i = 0; i < code->n; i++)
+    if (code->ins[i].op == BC_ALG && code->ins[i].arg == *(uint32_t *)arg) *(uint32_t *)arg = UINT32_MAX;
 }
 
 /* Orders the algebraic variables so each reads only earlier ones; a cycle is an
@@ -1054,13 +1072,7 @@ static int sort_algs(comp *c, cdevs_mo *mo) {
     free(c->alg);
     c->alg = sorted;
     /* Renumber every BC_ALG operand, and the class indices of the algebraic scalars. */
-    for (uint32_t k = 0; k < c->counts[V_STATE]; k++) renumber_algs(&c->der[k], rank);
-    for (uint32_t k = 0; k < na; k++) renumber_algs(&c->alg[k], rank);
-    for (uint32_t z = 0; z < c->ncross; z++) {
-      renumber_algs(&c->cross[z].f, rank);
-      for (uint32_t a = 0; a < c->cross[z].n_rise; a++) renumber_algs(&c->cross[z].on_rise[a].value, rank);
-      for (uint32_t a = 0; a < c->cross[z].n_fall; a++) renumber_algs(&c->cross[z].on_fall[a].value, rank);
-    }
+    each_code(c, renumber_algs, rank);
     for (uint32_t f = 0; f < c->nflat; f++)
       if (c->cls[f] == V_ALG) c->cidx[f] = rank[c->cidx[f]];
   }
@@ -1359,9 +1371,21 @@ static int compile(comp *c, cdevs_mo *mo) {
       const sym *s = NULL;
       for (size_t i = 0; i < c->nsyms; i++)
         if (f >= c->syms[i].first_flat && f < c->syms[i].first_flat + c->syms[i].size) s = &c->syms[i];
-      lang_error(c->d, s->d->line, s->d->col,
-                 "no equation defines '%s' (declare it discrete if a when clause sets it)", mo->names[f]);
-      return -1;
+      uint32_t read = c->cidx[f];
+      each_code(c, find_alg, &read);
+      if (read == UINT32_MAX) {
+        lang_error(c->d, s->d->line, s->d->col,
+                   "no equation defines '%s' (declare it discrete if a when clause sets it)", mo->names[f]);
+        return -1;
+      }
+      /* Declared and never used, as QSS Solver's models leave some: 0, said once. */
+      lang_warning(c->d, s->d->line, s->d->col, "no equation defines '%s' and nothing reads it: it stays 0",
+                   mo->names[f]);
+      bc_code *code = &c->alg[c->cidx[f]];
+      if (!(code->ins = malloc(sizeof *code->ins))) return c->oom = 1, -1;
+      code->ins[0] = (bc_ins){.op = BC_CONST, .k = 0.0};
+      code->n = code->max_stack = 1;
+      c->alg_set[c->cidx[f]] = 1;
     }
   }
   if (sort_algs(c, mo)) return -1;
