@@ -504,10 +504,9 @@ typedef struct sys_state {
   double t;
   cdevs__crand rng;
   /* What a handler's discrete assignments make stale, updated once at its end:
-   * derivatives hdlist[0..nhd) (hd_a: a before the handler) and crossings
-   * hzlist[0..nhz); hdmark/hzmark equal to hstamp while listed. */
+   * derivatives hdlist[0..nhd) and crossings hzlist[0..nhz); hdmark/hzmark
+   * equal to hstamp while listed. */
   uint32_t *hdlist, *hdmark, *hzlist, *hzmark, nhd, nhz, hstamp;
-  double *hd_a;
   uint32_t cur_cross; /* the crossing whose handler runs; its plan was redone if touched */
   int cur_touched;
   uint64_t steps, crossings, reinits, refreshes;
@@ -978,7 +977,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       algs_stale(s);
       for (uint32_t k = s->dd.start[ac->target]; k < s->dd.start[ac->target + 1]; k++) {
         uint32_t j = s->dd.to[k];
-        if (s->hdmark[j] != s->hstamp) s->hdmark[j] = s->hstamp, s->hd_a[j] = s->v[j].a, s->hdlist[s->nhd++] = j;
+        if (s->hdmark[j] != s->hstamp) s->hdmark[j] = s->hstamp, s->hdlist[s->nhd++] = j;
       }
       for (uint32_t k = s->dz.start[ac->target]; k < s->dz.start[ac->target + 1]; k++) {
         uint32_t z = s->dz.to[k];
@@ -992,12 +991,14 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
   for (uint32_t k = 0; k < s->nhd; k++) {
     uint32_t j = s->hdlist[k];
     if (update_der(cx, s, j, t)) return -1;
-    /* LIQSS: a mode change (a switch's resistance) that changes ∂ẋ/∂q makes q,
-     * placed for the old linearisation, stale: requantize now. */
-    if (s->m->linear_implicit && s->self_dep[j] &&
-        (s->self_dep[j] == SELF_FUSED ? s->v[j].a != s->hd_a[j] : exact_a(cx, s, j, t))) {
-      hfix(s, j, t);
-    }
+    /* LIQSS: a mode change (a switch's resistance) changes ∂ẋ/∂q, which the fused
+     * evaluation has just taken; otherwise it is taken here (a secant across the
+     * switch would measure the jump). q stays where it was placed, as in QSS
+     * Solver, until x leaves its band: requantizing at once placed it, in each
+     * mode in turn, on the side of an ideal diode's threshold that switches it
+     * back, a zero-time loop (QSS Solver's buck_term), and took more steps on the
+     * converters for no closer result. */
+    if (s->m->linear_implicit && s->self_dep[j] == SELF_DEP) (void)exact_a(cx, s, j, t);
   }
   for (uint32_t k = 0; k < s->nhz; k++)
     if (plan_cross(cx, s, s->hzlist[k], t)) return -1;
@@ -1045,7 +1046,6 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->alg_seed = take(base, &off, sp->n_algs * sizeof(double[4]));
   s->hdlist = take(base, &off, ns * sizeof(uint32_t));
   s->hdmark = take(base, &off, ns * sizeof(uint32_t));
-  s->hd_a = take(base, &off, ns * sizeof(double));
   s->hzlist = take(base, &off, nz * sizeof(uint32_t));
   s->hzmark = take(base, &off, nz * sizeof(uint32_t));
   return off;
