@@ -7,16 +7,12 @@
 
 #include "lang_impl.h"
 
-void lang_error(lang_diag *d, int line, int col, const char *fmt, ...) {
-  d->errors++;
-  if (!d->out) return;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(d->out, "%s:%d:%d: error: ", d->src->path, line, col);
+/* "file:line:col: kind: message", then the source line (tabs kept so the caret
+ * lines up) and a caret under the column. */
+static void report(lang_diag *d, const char *kind, int line, int col, const char *fmt, va_list ap) {
+  fprintf(d->out, "%s:%d:%d: %s: ", d->src->path, line, col, kind);
   vfprintf(d->out, fmt, ap);
   fputc('\n', d->out);
-  va_end(ap);
-  /* The source line, tabs kept so the caret lines up. */
   const char *p = d->src->text, *end = p + d->src->len;
   for (int l = 1; l < line && p < end; p++)
     if (*p == '\n') l++;
@@ -27,14 +23,21 @@ void lang_error(lang_diag *d, int line, int col, const char *fmt, ...) {
   fputs("^\n", d->out);
 }
 
+void lang_error(lang_diag *d, int line, int col, const char *fmt, ...) {
+  d->errors++;
+  if (!d->out) return;
+  va_list ap;
+  va_start(ap, fmt);
+  report(d, "error", line, col, fmt, ap);
+  va_end(ap);
+}
+
 void lang_warning(lang_diag *d, int line, int col, const char *fmt, ...) {
   d->warnings++;
   if (!d->out) return;
   va_list ap;
   va_start(ap, fmt);
-  fprintf(d->out, "%s:%d:%d: warning: ", d->src->path, line, col);
-  vfprintf(d->out, fmt, ap);
-  fputc('\n', d->out);
+  report(d, "warning", line, col, fmt, ap);
   va_end(ap);
 }
 
