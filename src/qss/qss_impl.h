@@ -19,7 +19,6 @@ static inline double cdevs__div_small(double c, int n) {
  * holds an array of them. x is the state polynomial around tx (degree = order), q the
  * quantized polynomial around tq (degree = order - 1).
  */
-
 typedef struct cdevs__qvar {
   double x[4];
   double q[4];

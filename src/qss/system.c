@@ -822,17 +822,14 @@ static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
 
 /* LIQSS: ∂ẋ_j/∂q_j exactly, by a seeded order-1 evaluation of the derivative (through
  * the algebraics it reads). Kept <= 0: only a stiff direction is treated implicitly.
- * Returns 1 if it changed. */
-static int exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
+ * Where the evaluation fails, a stays (an algebraic's failure is reported). */
+static void exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   const cdevs__sys_spec *sp = s->sp;
-  if (ensure_algs(cx, s, LIST(s->da, j), t, j)) return 0;
+  if (ensure_algs(cx, s, LIST(s->da, j), t, j)) return;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, j, UINT32_MAX};
   double d[4];
-  if (cdevs__bc_eval(&sp->der[j], &env, 1, d, s->stack) || !isfinite(d[1])) return 0;
-  double a = d[1] < 0.0 ? d[1] : 0.0;
-  int changed = a != s->v[j].a;
-  s->v[j].a = a;
-  return changed;
+  if (cdevs__bc_eval(&sp->der[j], &env, 1, d, s->stack) || !isfinite(d[1])) return;
+  s->v[j].a = d[1] < 0.0 ? d[1] : 0.0;
 }
 
 /* Derivative j's series around t into d (d[3]: its partial for a fused LIQSS a). */
@@ -994,11 +991,10 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
     /* LIQSS: a mode change (a switch's resistance) changes ∂ẋ/∂q, which the fused
      * evaluation has just taken; otherwise it is taken here (a secant across the
      * switch would measure the jump). q stays where it was placed, as in QSS
-     * Solver, until x leaves its band: requantizing at once placed it, in each
-     * mode in turn, on the side of an ideal diode's threshold that switches it
-     * back, a zero-time loop (QSS Solver's buck_term), and took more steps on the
-     * converters for no closer result. */
-    if (s->m->linear_implicit && s->self_dep[j] == SELF_DEP) (void)exact_a(cx, s, j, t);
+     * Solver, until x reaches it or leaves its band: requantizing at once placed
+     * it, in each mode in turn, on the side of an ideal diode's threshold that
+     * switches it back, a zero-time loop (QSS Solver's buck_term). */
+    if (s->m->linear_implicit && s->self_dep[j] == SELF_DEP) exact_a(cx, s, j, t);
   }
   for (uint32_t k = 0; k < s->nhz; k++)
     if (plan_cross(cx, s, s->hzlist[k], t)) return -1;
@@ -1148,7 +1144,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     if (update_der(cx, s, i, s->t)) return CDEVS_EMODEL;
     /* The initial q already equals x0: the first event is the next requantization. */
     /* LIQSS with the secant: its first a, before any step to measure one, exact. */
-    if (s->m->linear_implicit && s->secant_a && s->self_dep[i]) (void)exact_a(cx, s, i, s->t);
+    if (s->m->linear_implicit && s->secant_a && s->self_dep[i]) exact_a(cx, s, i, s->t);
   }
   /* Crossing hysteresis, as QSS Solver: a tenth of the smallest ΔQmin among the
    * states the function reads (0 for functions of time and discretes only). It
@@ -1247,7 +1243,7 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
     return update_der(cx, s, item, t);
   }
   if (s->m->linear_implicit && s->self_dep[item] == SELF_DEP && !s->secant_a)
-    (void)exact_a(cx, s, item, t);
+    exact_a(cx, s, item, t);
   if (s->self_dep[item]) {
     /* Its own derivative is re-evaluated below (it reads q), and that computes
      * the next time: doing it here too would be thrown away. */
