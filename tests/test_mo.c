@@ -809,6 +809,8 @@ static void test_start_functions(void) {
   EXPECT_ERROR("model m\n  parameter Real a = 1 + mod(5, 0);\n  Real x(start = a);\nequation\n"
                "  der(x) = 0;\nend m;\n",
                "2:26: error: mod(5, 0) is outside the function's domain");
+  EXPECT_ERROR("model m\n  parameter Real a = min(2);\n  Real x(start = a);\nequation\n  der(x) = 0;\nend m;\n",
+               "2:22: error: min() does not take 1 argument");
 }
 
 int main(void) {

@@ -185,21 +185,26 @@ static int fn_op(const char *f) {
   return -1;
 }
 
+static void arity_error(comp *c, const node *n) {
+  lang_error(c->d, n->line, n->col, "%s() does not take %d argument%s", n->name, n->nkid, n->nkid == 1 ? "" : "s");
+}
+
 static double call_value(comp *c, const node *n, int *ok) {
   const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
   double a = n->nkid > 0 ? ceval(c, n->kid[0], ok) : 0.0;
   double b = n->nkid > 1 ? ceval(c, n->kid[1], ok) : 0.0;
   if (!*ok) return 0.0; /* an argument failed (reported) */
   cdevs_fn fn = cdevs_fn_parse(f);
-  int k = fn_op(f);
-  if ((fn && n->nkid == 1) || (k >= 0 && n->nkid == fn_ops[k].arity)) {
-    /* By the evaluator of equations, on constants: one semantics for both. */
-    bc_ins ins[3] = {{.op = BC_CONST, .k = a}, {.op = BC_CONST, .k = b}};
-    ins[n->nkid] = fn ? (bc_ins){.op = BC_FN, .arg = (uint32_t)fn} : (bc_ins){.op = (uint8_t)fn_ops[k].op};
-    bc_code code = {ins, (uint32_t)n->nkid + 1, (uint32_t)n->nkid + 1, 0, 0};
-    bc_env env = {NULL, NULL, NULL, NULL, NULL, 0.0, NULL, UINT32_MAX, UINT32_MAX};
-    double st[3][4], v[4];
-    if (cdevs__bc_eval(&code, &env, 0, v, st)) {
+  int k = fn_op(f), arity = fn ? 1 : k >= 0 ? fn_ops[k].arity : -1;
+  if (arity >= 0 && n->nkid != arity) {
+    arity_error(c, n);
+    *ok = 0;
+    return 0.0;
+  }
+  if (arity >= 0) { /* by the evaluator of equations: one semantics for both */
+    double x[2] = {a, b}, v;
+    if (cdevs__bc_eval_op(fn ? (bc_ins){.op = BC_FN, .arg = (uint32_t)fn} : (bc_ins){.op = (uint8_t)fn_ops[k].op}, x,
+                          arity, &v)) {
       if (n->nkid > 1)
         lang_error(c->d, n->line, n->col, "%s(%g, %g) is outside the function's domain", n->name, a, b);
       else
@@ -207,7 +212,7 @@ static double call_value(comp *c, const node *n, int *ok) {
       *ok = 0;
       return 0.0;
     }
-    return v[0];
+    return v;
   }
   if (!strcmp(f, "div") && n->nkid == 2) return b != 0.0 ? trunc(a / b) : NAN;
   if ((!strcmp(f, "rand") || !strcmp(f, "random")) && n->nkid == 1) return cdevs__crand_scaled(&c->rng, a);
@@ -631,7 +636,7 @@ static int gen_call(comp *c, const node *n) {
   lang_error(c->d, n->line, n->col, "%s() cannot be used in an equation", n->name);
   return -1;
 bad_arity:
-  lang_error(c->d, n->line, n->col, "%s() does not take %d argument%s", n->name, arity, arity == 1 ? "" : "s");
+  arity_error(c, n);
   return -1;
 }
 

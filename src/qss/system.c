@@ -307,13 +307,24 @@ static int bc_arity(int op) {
   }
 }
 
+int cdevs__bc_eval_op(bc_ins op, const double *x, int n, double *v) {
+  bc_ins ins[4];
+  double st[4][4], r[4];
+  for (int k = 0; k < n; k++) ins[k] = (bc_ins){.op = BC_CONST, .k = x[k]};
+  ins[n] = op;
+  bc_code code = {.ins = ins, .n = (uint32_t)n + 1, .max_stack = (uint32_t)n + 1};
+  bc_env env = {.seed = UINT32_MAX, .dual = UINT32_MAX}; /* no state, parameter or random stream */
+  int rc = cdevs__bc_eval(&code, &env, 0, r, st);
+  *v = r[0];
+  return rc;
+}
+
 void cdevs__bc_fold(bc_code *c, const double *params) {
   /* Every operand already folded is exactly one CONST at the end of the output, so
    * an op whose operands are all constant replaces them by its value, computed by
    * the evaluator itself (one semantics). A domain error is left for run time, where
    * it is reported with the time; random numbers are never folded. */
   uint32_t n = 0, sp = 0;
-  double st[4][4];
   for (uint32_t i = 0; i < c->n; i++) {
     bc_ins in = c->ins[i];
     if (in.op == BC_PARAM) in = (bc_ins){.op = BC_CONST, .arg = 0, .k = params[in.arg]};
@@ -327,12 +338,11 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
     for (int k = 1; all && k <= ar; k++) all = c->ins[n - 1 - k].op == BC_CONST;
     sp -= (uint32_t)ar - 1;
     if (!all) continue;
-    bc_code mini = {&c->ins[n - 1 - ar], (uint32_t)ar + 1, (uint32_t)ar + 1, 0, 0};
-    bc_env env = {NULL, NULL, NULL, NULL, params, 0.0, NULL, UINT32_MAX, UINT32_MAX};
-    double v[4];
-    if (cdevs__bc_eval(&mini, &env, 0, v, st)) continue;
+    double x[3], v;
+    for (int k = 0; k < ar; k++) x[k] = c->ins[n - 1 - ar + (uint32_t)k].k;
+    if (cdevs__bc_eval_op(in, x, ar, &v)) continue;
     n -= (uint32_t)ar + 1;
-    c->ins[n++] = (bc_ins){.op = BC_CONST, .arg = 0, .k = v[0]};
+    c->ins[n++] = (bc_ins){.op = BC_CONST, .arg = 0, .k = v};
   }
   /* Fusion. The top operand of a binary op is the value of the instruction just
    * before it when that is a load; a constant loaded just before that one is the

@@ -153,6 +153,10 @@ int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, 
  * the value only); for codes with dual_ok, those without an op it cannot carry a
  * partial through. */
 int cdevs__bc_eval_dual(const bc_code *c, const bc_env *env, int order, double *out, double (*stack)[4]);
+/* op (of arity n <= 3, not a load nor BC_RAND) on the constants x[0..n), by the
+ * evaluator itself: one semantics for folding and for a language's constants.
+ * CDEVS_OK, or CDEVS_EDOMAIN outside the op's domain. */
+int cdevs__bc_eval_op(bc_ins op, const double *x, int n, double *v);
 /* Folds what depends only on constants and parameters (fixed once the initial
  * algorithm has run) into constants, in place, then fuses each op with a constant or
  * state operand loaded just before it (BC_ADDK …, BC_ADDS …). */
