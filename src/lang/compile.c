@@ -1008,10 +1008,10 @@ static void renumber_algs(bc_code *code, void *rank) {
     if (code->ins[i].op == BC_ALG) code->ins[i].arg = ((const uint32_t *)rank)[code->ins[i].arg];
 }
 
-/* Whether a code reads algebraic *(uint32_t *)arg (cleared to UINT32_MAX if one does). */
-static void find_alg(bc_code *code, void *arg) {
+/* Marks in the byte array arg the algebraics a code reads. */
+static void mark_algs(bc_code *code, void *arg) {
   for (uint32_t i = 0; i < code->n; i++)
-    if (code->ins[i].op == BC_ALG && code->ins[i].arg == *(uint32_t *)arg) *(uint32_t *)arg = UINT32_MAX;
+    if (code->ins[i].op == BC_ALG) ((uint8_t *)arg)[code->ins[i].arg] = 1;
 }
 
 /* Orders the algebraic variables so each reads only earlier ones; a cycle is an
@@ -1131,10 +1131,7 @@ static int add_output(cdevs_mo *mo, uint32_t f) {
 
 static int add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port) {
   char *copy = grow_outputs(mo) ? NULL : dup(name);
-  if (!copy) {
-    free(copy);
-    return -1;
-  }
+  if (!copy) return -1;
   /* The name is owned by the model: keep it with the scalar names. */
   char **names = realloc(mo->names, (mo->nflat + 1) * sizeof *names);
   if (!names) {
@@ -1147,7 +1144,10 @@ static int add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port
   uint32_t *cidx = realloc(mo->cidx, (mo->nflat + 1) * sizeof *cidx);
   if (cls) mo->cls = cls;
   if (cidx) mo->cidx = cidx;
-  if (!cls || !cidx) return -1;
+  if (!cls || !cidx) {
+    free(copy); /* not counted in nflat yet: cdevs_mo_free would not see it */
+    return -1;
+  }
   mo->cls[mo->nflat] = V_UNKNOWN;
   mo->cidx[mo->nflat] = 0;
   mo->nflat++;
@@ -1363,36 +1363,42 @@ static int compile(comp *c, cdevs_mo *mo) {
   int rc = eq_list(c, m->equations, NULL);
   rc |= alg_list(c, m->algorithms, NULL);
   if (rc || c->oom) return -1;
-  /* Every state needs its der() equation, every algebraic its defining equation. */
+  /* Every state needs its der() equation, every algebraic that is read its defining
+   * equation. */
+  uint8_t *read = xcalloc(c, na, 1);
+  if (c->oom) return -1;
+  each_code(c, mark_algs, read);
   for (uint32_t f = 0; f < c->nflat; f++) {
     if (c->cls[f] == V_STATE && !c->der_set[c->cidx[f]]) {
       const sym *s = NULL;
       for (size_t i = 0; i < c->nsyms; i++)
         if (f >= c->syms[i].first_flat && f < c->syms[i].first_flat + c->syms[i].size) s = &c->syms[i];
       lang_error(c->d, s->d->line, s->d->col, "no equation der(%s) = …", mo->names[f]);
+      free(read);
       return -1;
     }
     if (c->cls[f] == V_ALG && !c->alg_set[c->cidx[f]]) {
       const sym *s = NULL;
       for (size_t i = 0; i < c->nsyms; i++)
         if (f >= c->syms[i].first_flat && f < c->syms[i].first_flat + c->syms[i].size) s = &c->syms[i];
-      uint32_t read = c->cidx[f];
-      each_code(c, find_alg, &read);
-      if (read == UINT32_MAX) {
+      if (read[c->cidx[f]]) {
         lang_error(c->d, s->d->line, s->d->col,
                    "no equation defines '%s' (declare it discrete if a when clause sets it)", mo->names[f]);
+        free(read);
         return -1;
       }
-      /* Declared and never used, as QSS Solver's models leave some: 0, said once. */
+      /* Declared and never used, as QSS Solver's models leave some: 0 (an output of
+       * it too), with a warning for each such scalar. */
       lang_warning(c->d, s->d->line, s->d->col, "no equation defines '%s' and nothing reads it: it stays 0",
                    mo->names[f]);
       bc_code *code = &c->alg[c->cidx[f]];
-      if (!(code->ins = malloc(sizeof *code->ins))) return c->oom = 1, -1;
+      if (!(code->ins = malloc(sizeof *code->ins))) return free(read), c->oom = 1, -1;
       code->ins[0] = (bc_ins){.op = BC_CONST, .k = 0.0};
       code->n = code->max_stack = 1;
       c->alg_set[c->cidx[f]] = 1;
     }
   }
+  free(read);
   if (sort_algs(c, mo)) return -1;
   mo->cls = c->cls, c->cls = NULL;
   mo->cidx = c->cidx, c->cidx = NULL;
