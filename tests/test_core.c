@@ -462,11 +462,14 @@ static void test_validation(void) {
   cdevs_model_free(root);
   root = cdevs_root_new(NULL, "v");
   a = cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
+  bad_pos = 0;
   for (int i = 0; i < 100; i++) {
     snprintf(nm, sizeof nm, "p%d", i);
-    cdevs_port_add(a, CDEVS_OUT, nm, CDEVS_REAL);
+    bad_pos += cdevs_port_add(a, CDEVS_OUT, nm, CDEVS_REAL) != i + 1;
   }
+  CHECK_EQ_INT(bad_pos, 0);
   CHECK_EQ_INT(cdevs_port_add(a, CDEVS_OUT, "p77", CDEVS_REAL), CDEVS_ENAME);
+  CHECK_STR(cdevs_model_errmsg(root), "model 'v.a': duplicate output port 'p77'");
   cdevs_model_free(root);
 
   root = cdevs_root_new(NULL, "v");
