@@ -605,17 +605,17 @@ static void test_state_reuse(void) {
   }
 }
 
-/* The order of simultaneous events, through the buckets the system keeps for items
- * rescheduled to one time (sampling): two families of sampled crossings, every 1 and
- * every 2, numbered alternately, fire at the same instants (their buckets take turns)
- * and hash the order they fire in; one handler moves a crossing still waiting in the
- * current instant to half a step later, two others move one that has already fired
- * (it waits for the next instant, last in its bucket or not) by a quarter. The
- * reference is a plain simulation of the same handlers taking the earliest (time,
- * crossing) pair each time, crossings numbered in the order they are written. A
- * bucket that is not re-sorted when its first item leaves, an append out of order,
- * or a last item left behind each change the hash. */
-static double bucket_order_reference(int n, double stop) {
+/* The order of simultaneous events (equal times go in item order): two families
+ * of sampled crossings, every 1 and every 2, numbered alternately, fire at the same
+ * instants and hash the order they fire in; one handler moves a crossing still
+ * waiting in the current instant to half a step later, two others move one that has
+ * already fired (it waits for the next instant) by a quarter. The reference is a
+ * plain simulation of the same handlers taking the earliest (time, crossing) pair
+ * each time, crossings numbered in the order they are written. The 17 items (a
+ * state and 16 crossings) fill no whole tree: its leaves wrap round two levels, and
+ * an inner node taking the left child's item on a tie, or a walk stopping one level
+ * early, changes the hash. */
+static double event_order_reference(int n, double stop) {
   double n1[16], n2[16], h = 0.0;
   for (int i = 1; i <= n; i++) n1[i] = 1.0, n2[i] = 2.0;
   for (;;) {
@@ -667,7 +667,7 @@ static void test_simultaneous_order(void) {
       "end m;\n";
   run r;
   if (run_text_until(&r, text, CDEVS_QSS2, 1e-6, 1e-9, 20.9)) return;
-  double want = bucket_order_reference(8, 20.9);
+  double want = event_order_reference(8, 20.9);
   printf("simultaneous events: hash %.0f (reference %.0f)\n", x_at(&r, 0, 20.9), want);
   CHECK(x_at(&r, 0, 20.9) == want);
   run_close(&r);
