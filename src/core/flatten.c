@@ -232,7 +232,7 @@ static void visit_out(flat *f, uint32_t g) {
   }
   const cdevs_model *m = s->model[lo];
   int32_t p = (int32_t)(g - s->out_base[lo]);
-  s->out_kind[g] = m->ports[CDEVS_OUT][p].kind;
+  s->out_kind[g] = (uint8_t)m->ports[CDEVS_OUT][p].kind;
   follow(f, m->parent, m->index, p);
 }
 

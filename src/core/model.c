@@ -394,7 +394,7 @@ cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cde
                        from->name, to->name, fp, tp);
     return CDEVS_ENAME;
   }
-  uint8_t fk = from->ports[fd][fp].kind, tk = to->ports[td][tp].kind;
+  uint8_t fk = (uint8_t)from->ports[fd][fp].kind, tk = (uint8_t)to->ports[td][tp].kind;
   if (fk != CDEVS_ANY && tk != CDEVS_ANY && fk != tk) {
     cdevs__model_error(parent, CDEVS_EKIND, "coupling '%s.%s' -> '%s.%s': %s port feeds %s port",
                        from->name, from->ports[fd][fp].name, to->name, to->ports[td][tp].name,

@@ -549,7 +549,7 @@ cdevs_status cdevs_sim_inject(cdevs_sim *s, double t, int port, const cdevs_valu
   if (port < 0 || (uint32_t)port >= s->n_root_in) return CDEVS_EINVAL;
   if (isnan(t) || t < s->t_last || t > heap_min_time(&s->heap) || (s->ninj && t != s->inj_t))
     return CDEVS_ETIME;
-  uint8_t k = s->root->ports[CDEVS_IN][port].kind;
+  uint8_t k = (uint8_t)s->root->ports[CDEVS_IN][port].kind;
   if (k != CDEVS_ANY && k != v->kind) return CDEVS_EKIND;
   if (CDEVS_GROW(&s->alloc, s->inj, s->capinj, s->ninj + 1)) return CDEVS_ENOMEM;
   out_ev *o = &s->inj[s->ninj++];
