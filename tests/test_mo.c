@@ -813,6 +813,86 @@ static void test_start_functions(void) {
                "2:22: error: min() does not take 1 argument");
 }
 
+/* An algebraic output that depends on time is sent to the method's order, as q;
+ * when nothing else changes it must be sent again before the terms left out grow
+ * past its quantum, max(tol·|y|, abstol) at the send: each of the two terms the
+ * refresh watches stays within one, so the error within three. x never moves here
+ * (der(x) = 0): without refreshes the output was the series of its first value
+ * for the whole run (QSS2: 1 + 2t, off by 19 at t = 10), and with c_m alone QSS2
+ * stalled at an inflection (214 quanta). Checked on a 1 ms grid against the closed
+ * form, through what the model emits; and a model with no state at all shows its
+ * algebraics by default. */
+typedef struct out_trace {
+  double t;
+  cdevs_value v;
+  int n;
+  double worst, bound_ratio;
+} out_trace;
+
+static void trace_check_until(out_trace *o, double t_to) {
+  for (double t = o->t; o->n && t < t_to; t += 1e-3) {
+    double y = cdevs_value_eval(&o->v, t - o->t), want = 1.0 + sin(2.0 * t);
+    double err = fabs(y - want), r = err / fmax(1e-3 * fabs(o->v.u.taylor[0]), 1e-6);
+    if (err > o->worst) o->worst = err;
+    if (r > o->bound_ratio) o->bound_ratio = r;
+  }
+}
+
+static void trace_out(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
+  (void)atomic, (void)port;
+  out_trace *o = ud;
+  trace_check_until(o, t);
+  o->t = t, o->v = *v, o->n++;
+}
+
+static void test_algebraic_output_refresh(void) {
+  const char *text = "model m\n  Real x(start = 1);\n  Real y;\nequation\n  der(x) = 0;\n"
+                     "  y = x + sin(2 * time);\nannotation(experiment(MMO_Output = {y}));\nend m;\n";
+  cdevs_qss_method ms[3] = {CDEVS_QSS1, CDEVS_QSS2, CDEVS_QSS3};
+  for (int k = 0; k < 3; k++) {
+    run r;
+    if (run_text(&r, text, ms[k], 1e-3, 1e-6)) continue;
+    out_trace o = {0};
+    static const cdevs_observer obs = {trace_out, NULL, NULL};
+    CHECK_EQ_INT(cdevs_sim_observe(r.sim, &obs, &o), CDEVS_OK);
+    CHECK_EQ_INT(cdevs_sim_run(r.sim, 10.0), CDEVS_OK);
+    trace_check_until(&o, 10.0);
+    printf("algebraic output refresh, QSS%d: %d values, largest error %.3g (%.2f of the quantum)\n", k + 1, o.n,
+           o.worst, o.bound_ratio);
+    CHECK(o.n > 20);
+    CHECK(o.bound_ratio <= 3.0);
+    run_close(&r);
+  }
+  cdevs_mo *mo = NULL;
+  const char *alg_only = "model m\n  Real y;\nequation\n  y = sin(time);\nend m;\n";
+  if (cdevs_mo_load_text("alg_only", alg_only, strlen(alg_only), stderr, &mo) == 0) {
+    CHECK_EQ_INT((int)cdevs_mo_output_count(mo), 1);
+    CHECK(cdevs_mo_output_count(mo) == 1 && !strcmp(cdevs_mo_output_name(mo, 0), "y"));
+    cdevs_mo_free(mo);
+  } else {
+    check_failed++;
+  }
+}
+
+/* der(x) = sin(time) reads no state, so nothing but its own requantizations and
+ * refreshes re-evaluates it; at t = 0 the refresh coefficient (−sin(0)/2 under
+ * QSS2) vanishes, and x followed t²/2 for the whole run (x(10) = 50). It is
+ * evaluated again at each requantization now: x(10) within 5 quanta of
+ * 1 − cos(10) under QSS2 and QSS3. */
+static void test_time_derivative(void) {
+  const char *text = "model m\n  Real x(start = 0);\nequation\n  der(x) = sin(time);\nend m;\n";
+  cdevs_qss_method ms[2] = {CDEVS_QSS2, CDEVS_QSS3};
+  for (int k = 0; k < 2; k++) {
+    run r;
+    if (run_text_until(&r, text, ms[k], 1e-3, 1e-6, 10.0)) continue;
+    double x = x_at(&r, 0, 10.0), want = 1.0 - cos(10.0);
+    printf("der(x) = sin(time), QSS%d: x(10) = %.6f (exact %.6f, %.2f quanta)\n", k + 2, x, want,
+           fabs(x - want) / (1e-3 * fabs(want)));
+    CHECK_NEAR(x, want, 5e-3 * fabs(want));
+    run_close(&r);
+  }
+}
+
 int main(void) {
   test_nested_when_and_powers();
   test_start_functions();
@@ -839,6 +919,8 @@ int main(void) {
   test_handler_if_and_sum();
   test_handler_reads_algebraic();
   test_simultaneous_order();
+  test_algebraic_output_refresh();
+  test_time_derivative();
   test_undefined_on_the_way();
   test_state_reuse();
   test_reinit_within_band();

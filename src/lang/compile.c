@@ -1487,6 +1487,10 @@ static int compile(comp *c, cdevs_mo *mo) {
       snprintf(nm, sizeof nm, "%s.y", mo->comps[i].name);
       if (add_comp_output(mo, nm, i, 0)) return -1;
     }
+    /* Nothing integrated: the algebraics and discretes, so that a run shows what
+     * the model computes. */
+    for (uint32_t f = 0; !c->counts[V_STATE] && !mo->ncomps && f < c->nflat && mo->n_out < 64; f++)
+      if ((mo->cls[f] == V_ALG || mo->cls[f] == V_DISC) && add_output(mo, f) < 0) return -1;
   }
   return c->d->errors ? -1 : 0;
 }
@@ -1687,6 +1691,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
                           double tol, double abstol) {
   cdevs__sys_spec *sp = &mo->spec;
   for (uint32_t i = 0; i < sp->n_states; i++) sp->dqrel[i] = tol, sp->dqmin[i] = abstol;
+  sp->out_dqrel = tol, sp->out_dqmin = abstol;
   /* The equation system's ports are the outputs that are its variables. */
   free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
   mo->sys_out_kind = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_kind);

@@ -128,5 +128,16 @@ static inline double cdevs__poly_band_exit(const double *d, int deg, double boun
 }
 /* A fast real cube root (about 30 ulps: 6.7e-15 relative). */
 double cdevs__cbrt(double x);
+/* The τ > 0 with |c|·τ^k = dq (k = 1..4): how long a term c·τ^k takes to reach dq. */
+static inline double cdevs__time_to(double dq, double c, int k) {
+  if (c == 0.0) return INFINITY;
+  double r = dq / fabs(c);
+  switch (k) {
+  case 1: return r;
+  case 2: return sqrt(r);
+  case 3: return cdevs__cbrt(r);
+  default: return sqrt(sqrt(r));
+  }
+}
 
 #endif

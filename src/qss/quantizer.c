@@ -32,18 +32,6 @@ static double later(double t, double tau) {
   return tau > 0.0 && tn == t ? nextafter(t, INFINITY) : tn;
 }
 
-/* The τ > 0 with |c|·τ^k = dq (k = 1..4): how long a term c·τ^k takes to reach dq. */
-static double time_to(double dq, double c, int k) {
-  if (c == 0.0) return INFINITY;
-  double r = dq / fabs(c);
-  switch (k) {
-  case 1: return r;
-  case 2: return sqrt(r);
-  case 3: return cdevs__cbrt(r);
-  default: return sqrt(sqrt(r));
-  }
-}
-
 /* The hot paths below are written over an order that is a constant in each of
  * their three instances (ORDERED): the loops over coefficients unroll and the
  * shifts take their straight-line form. A run of advection (LIQSS2) spent a fifth
@@ -61,7 +49,7 @@ ORDERED double with_refresh(cdevs__qvar *v, double t, double tau, const int orde
   double s = tau + (t - v->t_der), sk = s;
   for (int k = 0; k < order; k++) sk *= s;
   if (!(s > 0.0 && fabs(v->xr) * sk <= v->dq)) {
-    double tr = v->t_der + time_to(v->dq, v->xr, order + 1) - t;
+    double tr = v->t_der + cdevs__time_to(v->dq, v->xr, order + 1) - t;
     if (tr < tau) {
       tau = tr > 0.0 ? tr : 0.0;
       v->refresh = 1;
@@ -222,7 +210,7 @@ void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t
   if (cdevs__qvar_place_q(v, m, t))
     cdevs__qvar_next_time(v, m, t); /* LIQSS: q was placed apart from x */
   else
-    v->tn = with_refresh(v, t, time_to(v->dq, v->x[m->order], m->order), m->order); /* q = x */
+    v->tn = with_refresh(v, t, cdevs__time_to(v->dq, v->x[m->order], m->order), m->order); /* q = x */
 }
 
 ORDERED void next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t, const int order) {

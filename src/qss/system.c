@@ -479,8 +479,8 @@ typedef struct sys_state {
   uint8_t *zjump;     /* the planned event is a jump seen at once, not a root */
   uint8_t *zquiet;    /* its handlers change nothing that is an output */
   double *zhyst;      /* hysteresis: leaving side s means reaching -s·h, not 0 */
-  tnode *tree;     /* 2·nitems - 1 nodes: the states' tn, then the crossings' times */
-  uint32_t nitems; /* states and crossings */
+  tnode *tree;     /* 2·nitems - 1 nodes over the items: see tfix */
+  uint32_t nitems; /* states, then crossings, then algebraic outputs (their refreshes) */
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
   /* Outputs: so and dso list those of each state and discrete; alg_out those that
    * are algebraics (re-sent after every change, as anything may move them). The
@@ -502,6 +502,11 @@ typedef struct sys_state {
    * degree in τ, capped at the method's order (bc_degree). A derivative at that cap
    * has a coefficient beyond q's degree, for the refresh time. */
   uint8_t *dord, *zord, *aord;
+  /* The same degrees with the states held constant: in time alone. A derivative
+   * with dtime set, or an algebraic output with atdeg at the cap, is a function
+   * of time beyond the series it is sent as (see state_event, algs_for_outputs). */
+  uint8_t *dtime, *atdeg;
+  double (*ohist)[2]; /* per algebraic output: c_m and the time it was last sent */
   uint8_t *out_dirty;
   double t;
   cdevs__crand rng;
@@ -747,8 +752,35 @@ static inline int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots
 /* λ (const) emits algebraic outputs from s->alg: bring them up to date first. */
 static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
   if (!s->ndirty) return;
-  for (uint32_t k = 0; k < s->n_alg_out; k++)
-    if (ensure_algs(cx, s, &s->sp->out_index[s->alg_out[k]], 1, t, UINT32_MAX)) return;
+  const cdevs__sys_spec *sp = s->sp;
+  int m = s->m->order;
+  for (uint32_t k = 0; k < s->n_alg_out; k++) {
+    uint32_t a = sp->out_index[s->alg_out[k]];
+    if (ensure_algs(cx, s, &a, 1, t, UINT32_MAX)) return;
+    /* A function of time beyond its series (sent to order m - 1, as q) is sent
+     * again when the terms left out reach the output's quantum; otherwise, with
+     * nothing else changing, it would be extrapolated from its first values for
+     * ever. They are c_m·τ^m and the next, c_{m+1} = (dc_m/dt)/(m + 1), whose
+     * derivative is taken between the last two sends: c_m alone vanishes at every
+     * inflection of sin(time) under QSS2, and the step taken there would be
+     * unbounded. Without a last send, where c_m vanishes, the highest term sent
+     * that does not sets the pace. (Changes in the states it reads send it anyway;
+     * between them their q are exact series.) */
+    if (s->atdeg[a] < m) continue;
+    double dq = sp->out_dqrel * fabs(s->alg[a][0]), cm = s->alg[a][m], *h = s->ohist[k];
+    if (dq < sp->out_dqmin) dq = sp->out_dqmin;
+    double tau = cdevs__time_to(dq, cm, m);
+    if (h[1] < t) {
+      double tn1 = cdevs__time_to(dq, (cm - h[0]) / ((m + 1) * (t - h[1])), m + 1);
+      if (tn1 < tau) tau = tn1;
+    }
+    h[0] = cm, h[1] = t;
+    for (int j = m - 1; j >= 1 && !(tau < INFINITY); j--) tau = cdevs__time_to(dq, s->alg[a][j], j);
+    if (!(dq > 0.0)) tau = INFINITY;
+    double tn = t + tau;
+    if (tau < INFINITY && tn == t) tn = nextafter(t, INFINITY);
+    tfix(s, sp->n_states + sp->n_cross + k, tn);
+  }
 }
 
 #define LIST(c, i) (&(c).to[(c).start[i]]), ((c).start[(i) + 1] - (c).start[i])
@@ -942,6 +974,8 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
 static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   const cdevs__sys_spec *sp = s->sp;
   uint32_t ns = sp->n_states, nz = sp->n_cross, nitems = ns + nz;
+  for (uint32_t o = 0; o < sp->n_out; o++) nitems += sp->out_kind[o] == 1;
+  s->nitems = nitems;
   size_t off = 0;
   s->v = take(base, &off, ns * sizeof(cdevs__qvar));
   s->alg = take(base, &off, sp->n_algs * sizeof(double[4]));
@@ -960,6 +994,9 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->dord = take(base, &off, ns);
   s->zord = take(base, &off, nz);
   s->aord = take(base, &off, sp->n_algs);
+  s->dtime = take(base, &off, ns);
+  s->atdeg = take(base, &off, sp->n_algs);
+  s->ohist = take(base, &off, (nitems - ns - nz) * sizeof(double[2]));
   s->out_dirty = take(base, &off, sp->n_out);
   s->alg_out = take(base, &off, sp->n_out * sizeof(uint32_t));
   s->dirty = take(base, &off, sp->n_out * sizeof(uint32_t));
@@ -987,7 +1024,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "unknown QSS method %d", (int)a->method);
     return CDEVS_EINVAL;
   }
-  uint32_t ns = sp->n_states, nz = sp->n_cross, nitems = ns + nz;
+  uint32_t ns = sp->n_states, nz = sp->n_cross;
   /* The deepest stack any code needs. */
   uint32_t depth = 4;
   for (uint32_t i = 0; i < ns; i++) depth = sp->der[i].max_stack > depth ? sp->der[i].max_stack : depth;
@@ -1041,6 +1078,14 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     }
   }
   for (uint32_t i = 0; i < ns; i++) s->dord[i] = (uint8_t)bc_degree(&sp->der[i], m - 1, m, s->aord, dst);
+  for (changed = 1; changed;) {
+    changed = 0;
+    for (uint32_t g = 0; g < sp->n_algs; g++) {
+      int d = bc_degree(&sp->alg[g], 0, m, s->atdeg, dst);
+      if (d != s->atdeg[g]) s->atdeg[g] = (uint8_t)d, changed = 1;
+    }
+  }
+  for (uint32_t i = 0; i < ns; i++) s->dtime[i] = bc_degree(&sp->der[i], 0, m, s->atdeg, dst) == m;
   for (uint32_t z = 0; z < nz; z++) s->zord[z] = (uint8_t)bc_degree(&sp->cross[z].f, m - 1, m, s->aord, dst);
   free(dst);
   /* LIQSS with the exact a: where the derivative's evaluation can carry the partial
@@ -1060,10 +1105,11 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     for (uint32_t i = 0; i < ns; i++) s->v[i].t_end = a->t_end;
   /* Every item at +inf, so each inner node holds the lower-numbered of its
    * children's items (the leaves wrap round two levels: not always the left one). */
-  s->nitems = nitems;
+  uint32_t nitems = s->nitems;
   for (uint32_t i = 0; i < nitems; i++) s->tree[nitems - 1 + i] = (tnode){okey(INFINITY), i};
   for (uint32_t p = nitems ? nitems - 1 : 0; p-- > 0;)
     s->tree[p] = s->tree[2 * p + 1].i < s->tree[2 * p + 2].i ? s->tree[2 * p + 1] : s->tree[2 * p + 2];
+  for (uint32_t k = 0; k < nitems - ns - nz; k++) s->ohist[k][0] = 0.0, s->ohist[k][1] = NAN; /* never sent */
   /* Derivatives and crossings from the initial values (q = x0). */
   for (uint32_t i = 0; i < ns; i++) {
     if (update_der(cx, s, i, s->t)) return CDEVS_EMODEL;
@@ -1175,7 +1221,14 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
     (void)cdevs__qvar_place_q(&s->v[item], s->m, t);
   } else {
     cdevs__qvar_requantize(&s->v[item], s->m, t);
-    tfix(s, item, s->v[item].tn);
+    /* A derivative of time beyond x's degree (der(x) = sin(time)) is evaluated
+     * again at each requantization, as one that reads x is: its extrapolation's
+     * refresh alone may never come (its coefficient vanishes at an inflection). */
+    if (s->dtime[item]) {
+      if (update_der(cx, s, item, t)) return -1;
+    } else {
+      tfix(s, item, s->v[item].tn);
+    }
   }
   algs_stale(s);
   s->steps++;
@@ -1217,10 +1270,20 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   return 0;
 }
 
-/* The event of item (a state's, or a crossing's) at t. */
+/* Algebraic output k's refresh at t: it is sent again (algs_for_outputs plans the
+ * next one). */
+static int output_event(cdevs_ctx *cx, sys_state *s, uint32_t k, double t) {
+  s->refreshes++;
+  mark_output(s, s->alg_out[k]);
+  algs_for_outputs(cx, s, t);
+  return 0;
+}
+
+/* The event of item (a state's, a crossing's or an algebraic output's) at t. */
 static int take_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
-  uint32_t ns = s->sp->n_states;
-  return item < ns ? state_event(cx, s, item, t) : cross_event(cx, s, item - ns, t);
+  uint32_t ns = s->sp->n_states, nz = s->sp->n_cross;
+  if (item < ns) return state_event(cx, s, item, t);
+  return item < ns + nz ? cross_event(cx, s, item - ns, t) : output_event(cx, s, item - ns - nz, t);
 }
 
 static void sys_int(cdevs_ctx *cx, void *state) {
@@ -1237,7 +1300,7 @@ static void sys_int(cdevs_ctx *cx, void *state) {
    * each sends nothing: a state without outputs or a quiet crossing, in a model
    * without algebraic outputs. A transition through the simulator for each would
    * cost more than many a requantization; the results are the same. */
-  if (s->n_alg_out) return;
+  if (s->n_alg_out) return; /* (so the items below are states and crossings) */
   /* Only a handler schedules an event at its own time, so a zero-time loop runs
    * through crossings: more crossings at one time than there are items goes back to
    * the simulator, which counts the transitions of an instant. (A failure moves the

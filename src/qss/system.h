@@ -102,6 +102,10 @@ typedef struct cdevs__sys_spec {
   bc_code *alg;            /* per algebraic, in evaluation order (an algebraic reads only earlier ones) */
   sys_crossing *cross;
   double *dqrel, *dqmin;   /* per state */
+  /* An algebraic output whose series goes beyond what is sent (it is sent to order
+   * m - 1, as q) is sent again when the first term left out reaches its quantum,
+   * max(out_dqrel·|y|, out_dqmin); both 0: only when something it reads changes. */
+  double out_dqrel, out_dqmin;
   const char **state_names, **alg_names; /* for error messages */
   /* Outputs: ports of the atomic model, each a state (kind 0), an algebraic (1) or a
    * discrete (2). */
@@ -126,7 +130,7 @@ typedef struct cdevs__sys_arg {
 
 /* Statistics of a running system (from its state). */
 typedef struct cdevs__sys_stats {
-  uint64_t steps, crossings, reinits, refreshes;
+  uint64_t steps, crossings, reinits, refreshes; /* refreshes: of derivatives and of algebraic outputs */
 } cdevs__sys_stats;
 void cdevs__system_stats(const void *state, cdevs__sys_stats *st);
 /* A state's value at t. */
