@@ -521,6 +521,21 @@ typedef struct sys_state {
   void *block;
 } sys_state;
 
+/* The algebraics' degrees in τ (capped at the method's order) into deg, states
+ * counting as degree qdeg. They read each other: passes until none changes
+ * (degrees only grow, so this ends; in dependency order, the second pass checks). */
+static void alg_degrees(sys_state *s, int qdeg, uint8_t *deg, int *st) {
+  const cdevs__sys_spec *sp = s->sp;
+  int m = s->m->order;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (uint32_t g = 0; g < sp->n_algs; g++) {
+      int d = bc_degree(&sp->alg[g], qdeg, m, deg, st);
+      if (d != deg[g]) deg[g] = (uint8_t)d, changed = 1;
+    }
+  }
+}
+
 /* The next array of the state's block, at offset *off from base (16-byte aligned);
  * with base NULL, only the offset moves on (layout's measuring pass). */
 static void *take(unsigned char *base, size_t *off, size_t size) {
@@ -1066,26 +1081,15 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t i = 0; i < ns; i++)
     for (uint32_t k = s->sd.start[i]; k < s->sd.start[i + 1]; k++)
       if (s->sd.to[k] == i) s->self_dep[i] = SELF_DEP;
-  /* Evaluation orders. The algebraics read each other: passes until none changes
-   * (degrees only grow, so this ends; in dependency order, the second pass checks). */
-  int *dst = malloc(depth * sizeof *dst), m = s->m->order, changed = 1;
+  /* Evaluation orders, and the degrees in time alone (states held constant). */
+  int *dst = malloc(depth * sizeof *dst), m = s->m->order;
   if (!dst) return CDEVS_ENOMEM;
-  while (changed) {
-    changed = 0;
-    for (uint32_t g = 0; g < sp->n_algs; g++) {
-      int d = bc_degree(&sp->alg[g], m - 1, m, s->aord, dst);
-      if (d != s->aord[g]) s->aord[g] = (uint8_t)d, changed = 1;
-    }
+  alg_degrees(s, m - 1, s->aord, dst);
+  alg_degrees(s, 0, s->atdeg, dst);
+  for (uint32_t i = 0; i < ns; i++) {
+    s->dord[i] = (uint8_t)bc_degree(&sp->der[i], m - 1, m, s->aord, dst);
+    s->dtime[i] = bc_degree(&sp->der[i], 0, m, s->atdeg, dst) == m;
   }
-  for (uint32_t i = 0; i < ns; i++) s->dord[i] = (uint8_t)bc_degree(&sp->der[i], m - 1, m, s->aord, dst);
-  for (changed = 1; changed;) {
-    changed = 0;
-    for (uint32_t g = 0; g < sp->n_algs; g++) {
-      int d = bc_degree(&sp->alg[g], 0, m, s->atdeg, dst);
-      if (d != s->atdeg[g]) s->atdeg[g] = (uint8_t)d, changed = 1;
-    }
-  }
-  for (uint32_t i = 0; i < ns; i++) s->dtime[i] = bc_degree(&sp->der[i], 0, m, s->atdeg, dst) == m;
   for (uint32_t z = 0; z < nz; z++) s->zord[z] = (uint8_t)bc_degree(&sp->cross[z].f, m - 1, m, s->aord, dst);
   free(dst);
   /* LIQSS with the exact a: where the derivative's evaluation can carry the partial
