@@ -430,10 +430,12 @@ static void test_derivative_refresh(void) {
 }
 
 /* x' = t under QSS1, x(0) = 0: the derivative reads no state, so only its refresh
- * (its extrapolation, here a constant, drifting a quantum from the series) brings it
- * up to date. Each refresh interval s leaves a drift of s²/2 = ΔQ, at most 2e-3 with
- * these tolerances and x <= 2, so s <= √(4e-3) and over [0, 2] the drifts add up to at
- * most Σ s²/2 <= 2·√(4e-3)/2 = 0.064 from x(2) = 2. (Without the refresh, x stayed 0.) */
+ * (its extrapolation, here a constant, drifting a quantum from the series) and the
+ * requantizations of x (see test_time_derivative) bring it up to date. Each refresh
+ * interval s leaves a drift of s²/2 = ΔQ, at most 2e-3 with these tolerances and
+ * x <= 2, so s <= √(4e-3) and over [0, 2] the drifts add up to at most
+ * Σ s²/2 <= 2·√(4e-3)/2 = 0.064 from x(2) = 2; evaluations in between only shorten
+ * the intervals. (Without the refresh, x stayed 0.) */
 static void test_time_refresh(cdevs_qss_method method) {
   static const char text[] = "model ramp\n  Real x(start = 0);\nequation\n  der(x) = time;\nend ramp;\n";
   run r;

@@ -98,7 +98,8 @@ typedef struct cdevs_mo_stats {
   uint64_t steps;     /* requantizations */
   uint64_t crossings; /* zero crossings handled */
   uint64_t reinits;
-  uint64_t refreshes; /* derivatives re-evaluated because their extrapolation ran out */
+  uint64_t refreshes; /* derivatives re-evaluated, and algebraic outputs sent again, because
+                         their extrapolation ran out */
 } cdevs_mo_stats;
 void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st);
 /* The same summed over the whole model in sim (the equation system and the
