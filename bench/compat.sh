@@ -17,6 +17,8 @@
 # COMPAT_DIR: where each model's logs, CSV and reference outputs go (default
 #   results/compat, one folder per model).
 # PYTHON: a python3 with numpy (default python3, else /usr/bin/python3).
+# CDEVS_ARGS: options added to every `cdevs run` (e.g. `--jacobian secant`, QSS
+#   Solver's way of taking LIQSS's a).
 #   bench/compat.sh [FILTER …]   (models whose path under models/ contains a FILTER)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,7 +65,8 @@ while IFS= read -r f; do
   fi
 
   rc=0
-  timeout -k 10 "$timeout_s" "$CDEVS" run "$f" --out "$d/cdevs.csv" --quiet >"$d/run.log" 2>&1 || rc=$?
+  # shellcheck disable=SC2086 # CDEVS_ARGS is a list of options
+  timeout -k 10 "$timeout_s" "$CDEVS" run "$f" --out "$d/cdevs.csv" --quiet ${CDEVS_ARGS:-} >"$d/run.log" 2>&1 || rc=$?
   tr_c=$(field "$d/run.log" transitions) zc_c=$(field "$d/run.log" zero_crossings) wall=$(field "$d/run.log" wall_s)
   if [ $rc = 0 ]; then
     runs="yes (${wall:-?} s)"
