@@ -40,7 +40,7 @@ void cdevs_ctx_advance(cdevs_ctx *cx, double t) {
                      cx->t, path_of(cx->sim, cx->model, path, sizeof path), t, cx->horizon);
     return;
   }
-  cx->t = cx->sim->t_reached = t;
+  cx->t = t;
 }
 const cdevs_model *cdevs_ctx_model(const cdevs_ctx *cx) {
   return cx->model < cx->sim->n ? cx->sim->model[cx->model] : NULL;
@@ -202,7 +202,6 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   s->cx.t = o.t0;
   s->cx.horizon = o.t0;
   s->until = -INFINITY;
-  s->t_reached = -INFINITY;
   s->t_last = o.t0;
   s->max_at_t = o.max_transitions_per_instant;
   s->inj_t = INFINITY;
@@ -365,10 +364,10 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
   /* 1 */
   double t = heap_min_time(&s->heap);
   bool inputs = s->ninj && s->inj_t <= t;
+  double reached = -INFINITY; /* where a lone δint's cdevs_ctx_advance took the time */
   if (inputs) t = s->inj_t;
   if (t == INFINITY) return CDEVS_ESTATE;
   s->cx.t = t;
-  s->t_reached = -INFINITY;
 
   /* 2 */
   uint32_t nimm = 0;
@@ -455,7 +454,7 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
       s->st.confluents++;
     } else {
       if (ops->delta_int) ops->delta_int(&s->cx, state);
-      s->cx.t = t; /* back from where cdevs_ctx_advance took it */
+      if (s->cx.t > t) reached = s->cx.t, s->cx.t = t; /* back from where cdevs_ctx_advance took it */
       bag.n = 0;
       s->st.internals++;
     }
@@ -510,9 +509,8 @@ fail:
   /* The instant cannot be completed consistently: the simulator stops here, keeping
      every state as the last transitions left it so results can still be read (up to
      where a model's δint had advanced: nothing it sends changed before then). */
-  if (s->t_reached > s->t_last) s->t_last = s->t_reached;
-  s->cx.t = t;
-  s->cx.phase = PHASE_DEAD;
+  if (reached > s->t_last) s->t_last = reached;
+  s->cx.phase = PHASE_DEAD; /* (cx.t is t: only the lone δint above moves it, and it is put back) */
   return s->status;
 }
 

@@ -49,7 +49,6 @@ struct cdevs_sim {
   cdevs_sim_opts opts;
   cdevs_ctx cx;
   double until; /* the running cdevs_sim_run's end; -INFINITY outside one */
-  double t_reached; /* this instant's latest cdevs_ctx_advance (-INFINITY: none) */
 
   /* per atomic, indexed by id */
   uint32_t n;
