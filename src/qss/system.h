@@ -102,8 +102,8 @@ typedef struct cdevs__sys_spec {
   bc_code *alg;            /* per algebraic, in evaluation order (an algebraic reads only earlier ones) */
   sys_crossing *cross;
   double *dqrel, *dqmin;   /* per state */
-  /* An algebraic output whose series goes beyond what is sent (it is sent to order
-   * m - 1, as q) is sent again when the first term left out reaches its quantum,
+  /* An algebraic output that is a function of time beyond what is sent (it is sent
+   * to order m - 1, as q) is sent again when the terms left out reach its quantum,
    * max(out_dqrel·|y|, out_dqmin); both 0: only when something it reads changes. */
   double out_dqrel, out_dqmin;
   const char **state_names, **alg_names; /* for error messages */
