@@ -175,11 +175,14 @@ static void index_put(name_index *x, const void *list, name_at at, int32_t i) {
   x->slot[h] = i;
 }
 
+/* Lists shorter than this are searched in order, without an index. */
+#define NAME_INDEX_MIN 16
+
 /* Makes room in the index for a list about to hold n names, of which the first
  * n - 1 exist, keeping it at most half full; -1 if out of memory (the index is
  * left valid). */
 static int index_reserve(const cdevs_alloc *a, name_index *x, const void *list, name_at at, uint32_t n) {
-  if (n < 16 || (x->slot && n * 2 <= x->cap)) return 0;
+  if (n < NAME_INDEX_MIN || (x->slot && n * 2 <= x->cap)) return 0;
   uint32_t cap = 64;
   while (cap < n * 2) cap *= 2;
   int32_t *h = cdevs__calloc(a, cap, sizeof *h);
@@ -353,7 +356,7 @@ int cdevs_port_add(cdevs_model *m, cdevs_dir dir, const char *name, cdevs_kind k
   const cdevs_alloc *a = &m->ri->alloc;
   uint32_t n = m->nports[dir];
   if (own_ports(m) || n >= INT32_MAX || CDEVS_GROW(a, m->ports[dir], m->capports[dir], n + 1) ||
-      (n + 1 >= 16 && !m->port_ix && !(m->port_ix = cdevs__calloc(a, 2, sizeof *m->port_ix))) ||
+      (n + 1 >= NAME_INDEX_MIN && !m->port_ix && !(m->port_ix = cdevs__calloc(a, 2, sizeof *m->port_ix))) ||
       (m->port_ix && index_reserve(a, &m->port_ix[dir], m->ports[dir], port_name_at, n + 1)) ||
       !(nm = name_dup(m->ri, name))) {
     cdevs__model_error(m, CDEVS_ENOMEM, "out of memory adding port '%s'", name);

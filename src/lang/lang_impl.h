@@ -28,7 +28,7 @@ void lang_error(lang_diag *d, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-/* "path:line:col: warning: message" (no source line): does not stop the run. */
+/* "path:line:col: warning: message", the source line and a caret: does not stop the run. */
 void lang_warning(lang_diag *d, int line, int col, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
