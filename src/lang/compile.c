@@ -991,21 +991,37 @@ static int alg_list(comp *c, const node *list, void *ud) {
 
 /* ---- Algebraic order ----------------------------------------------------------------- */
 
-/* fn(code, arg) on every code of the system: derivatives, algebraics, crossing
- * functions and handler steps. */
-static void each_code(comp *c, void (*fn)(bc_code *, void *), void *arg) {
-  for (uint32_t k = 0; k < c->counts[V_STATE]; k++) fn(&c->der[k], arg);
-  for (uint32_t k = 0; k < c->counts[V_ALG]; k++) fn(&c->alg[k], arg);
-  for (uint32_t z = 0; z < c->ncross; z++) {
-    fn(&c->cross[z].f, arg);
-    for (uint32_t a = 0; a < c->cross[z].n_rise; a++) fn(&c->cross[z].on_rise[a].value, arg);
-    for (uint32_t a = 0; a < c->cross[z].n_fall; a++) fn(&c->cross[z].on_fall[a].value, arg);
+/* fn(code, arg) on every code of a system: nd derivatives, na algebraics, and nz
+ * crossings' functions and handler steps (a NULL array counts as empty). */
+typedef void code_fn(bc_code *, void *);
+static void walk_codes(bc_code *der, uint32_t nd, bc_code *alg, uint32_t na, sys_crossing *cross, uint32_t nz,
+                       code_fn *fn, void *arg) {
+  for (uint32_t k = 0; der && k < nd; k++) fn(&der[k], arg);
+  for (uint32_t k = 0; alg && k < na; k++) fn(&alg[k], arg);
+  for (uint32_t z = 0; cross && z < nz; z++) {
+    fn(&cross[z].f, arg);
+    for (uint32_t a = 0; a < cross[z].n_rise; a++) fn(&cross[z].on_rise[a].value, arg);
+    for (uint32_t a = 0; a < cross[z].n_fall; a++) fn(&cross[z].on_fall[a].value, arg);
   }
+}
+/* The same over the codes being compiled, and over a finished spec. */
+static void each_code(comp *c, code_fn *fn, void *arg) {
+  walk_codes(c->der, c->counts[V_STATE], c->alg, c->counts[V_ALG], c->cross, c->ncross, fn, arg);
+}
+static void spec_codes(cdevs__sys_spec *sp, code_fn *fn, void *arg) {
+  walk_codes(sp->der, sp->n_states, sp->alg, sp->n_algs, sp->cross, sp->n_cross, fn, arg);
 }
 
 static void renumber_algs(bc_code *code, void *rank) {
   for (uint32_t i = 0; i < code->n; i++)
     if (code->ins[i].op == BC_ALG) code->ins[i].arg = ((const uint32_t *)rank)[code->ins[i].arg];
+}
+
+/* The declaration that flat variable f belongs to. */
+static const sym *sym_of_flat(const comp *c, uint32_t f) {
+  for (size_t i = 0; i < c->nsyms; i++)
+    if (f >= c->syms[i].first_flat && f < c->syms[i].first_flat + c->syms[i].size) return &c->syms[i];
+  return NULL;
 }
 
 /* Marks in the byte array arg the algebraics a code reads. */
@@ -1298,19 +1314,20 @@ static int comp_params(comp *c, cdevs_mo *mo) {
   return rc;
 }
 
+static void fold_code(bc_code *b, void *params) { cdevs__bc_fold(b, params); }
+
 /* ---- Driver ----------------------------------------------------------------------------- */
 
-static void free_code(bc_code *b) { free(b->ins); }
+static void free_code(bc_code *b, void *unused) {
+  (void)unused;
+  free(b->ins);
+}
 
 void cdevs_mo_free(cdevs_mo *mo) {
   if (!mo) return;
   cdevs__sys_spec *sp = &mo->spec;
-  for (uint32_t i = 0; sp->der && i < sp->n_states; i++) free_code(&sp->der[i]);
-  for (uint32_t i = 0; sp->alg && i < sp->n_algs; i++) free_code(&sp->alg[i]);
+  spec_codes(sp, free_code, NULL);
   for (uint32_t z = 0; sp->cross && z < sp->n_cross; z++) {
-    free_code(&sp->cross[z].f);
-    for (uint32_t a = 0; a < sp->cross[z].n_rise; a++) free_code(&sp->cross[z].on_rise[a].value);
-    for (uint32_t a = 0; a < sp->cross[z].n_fall; a++) free_code(&sp->cross[z].on_fall[a].value);
     free(sp->cross[z].on_rise);
     free(sp->cross[z].on_fall);
   }
@@ -1370,17 +1387,13 @@ static int compile(comp *c, cdevs_mo *mo) {
   each_code(c, mark_algs, read);
   for (uint32_t f = 0; f < c->nflat; f++) {
     if (c->cls[f] == V_STATE && !c->der_set[c->cidx[f]]) {
-      const sym *s = NULL;
-      for (size_t i = 0; i < c->nsyms; i++)
-        if (f >= c->syms[i].first_flat && f < c->syms[i].first_flat + c->syms[i].size) s = &c->syms[i];
+      const sym *s = sym_of_flat(c, f);
       lang_error(c->d, s->d->line, s->d->col, "no equation der(%s) = …", mo->names[f]);
       free(read);
       return -1;
     }
     if (c->cls[f] == V_ALG && !c->alg_set[c->cidx[f]]) {
-      const sym *s = NULL;
-      for (size_t i = 0; i < c->nsyms; i++)
-        if (f >= c->syms[i].first_flat && f < c->syms[i].first_flat + c->syms[i].size) s = &c->syms[i];
+      const sym *s = sym_of_flat(c, f);
       if (read[c->cidx[f]]) {
         lang_error(c->d, s->d->line, s->d->col,
                    "no equation defines '%s' (declare it discrete if a when clause sets it)", mo->names[f]);
@@ -1429,14 +1442,7 @@ static int compile(comp *c, cdevs_mo *mo) {
     }
   }
   /* Parameters are fixed from here on: fold them into the code. */
-  for (uint32_t i = 0; i < ns; i++) cdevs__bc_fold(&sp->der[i], sp->params);
-  for (uint32_t i = 0; i < na; i++) cdevs__bc_fold(&sp->alg[i], sp->params);
-  for (uint32_t z = 0; z < sp->n_cross; z++) {
-    sys_crossing *x = &sp->cross[z];
-    cdevs__bc_fold(&x->f, sp->params);
-    for (uint32_t k = 0; k < x->n_rise; k++) cdevs__bc_fold(&x->on_rise[k].value, sp->params);
-    for (uint32_t k = 0; k < x->n_fall; k++) cdevs__bc_fold(&x->on_fall[k].value, sp->params);
-  }
+  spec_codes(sp, fold_code, sp->params);
   /* The experiment. */
   mo->exp = (cdevs_mo_experiment){0.0, 1.0, 1e-3, 1e-6, CDEVS_QSS3};
   const node *outputs = NULL;
@@ -1489,8 +1495,9 @@ static int compile(comp *c, cdevs_mo *mo) {
     }
     /* Nothing integrated: the algebraics and discretes, so that a run shows what
      * the model computes. */
-    for (uint32_t f = 0; !c->counts[V_STATE] && !mo->ncomps && f < c->nflat && mo->n_out < 64; f++)
-      if ((mo->cls[f] == V_ALG || mo->cls[f] == V_DISC) && add_output(mo, f) < 0) return -1;
+    if (!c->counts[V_STATE] && !mo->ncomps)
+      for (uint32_t f = 0; f < c->nflat && mo->n_out < 64; f++)
+        if ((mo->cls[f] == V_ALG || mo->cls[f] == V_DISC) && add_output(mo, f) < 0) return -1;
   }
   return c->d->errors ? -1 : 0;
 }
