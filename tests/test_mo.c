@@ -813,6 +813,16 @@ static void test_start_functions(void) {
                "2:26: error: mod(5, 0) is outside the function's domain");
   EXPECT_ERROR("model m\n  parameter Real a = min(2);\n  Real x(start = a);\nequation\n  der(x) = 0;\nend m;\n",
                "2:22: error: min() does not take 1 argument");
+  /* div, only in constants: truncated quotient, the same two errors. */
+  if (run_text(&r, "model m\n  parameter Real a = div(-7, 2);\n  Real x(start = a);\nequation\n  der(x) = 0;\nend m;\n",
+               CDEVS_QSS2, 1e-6, 1e-9))
+    return;
+  CHECK(x_at(&r, 0, 0.0) == -3.0);
+  run_close(&r);
+  EXPECT_ERROR("model m\n  parameter Real a = div(5, 0);\n  Real x(start = a);\nequation\n  der(x) = 0;\nend m;\n",
+               "2:22: error: div(5, 0) is outside the function's domain");
+  EXPECT_ERROR("model m\n  parameter Real a = div(5);\n  Real x(start = a);\nequation\n  der(x) = 0;\nend m;\n",
+               "2:22: error: div() does not take 1 argument");
 }
 
 /* An algebraic output that depends on time is sent to the method's order, as q;

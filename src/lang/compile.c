@@ -214,10 +214,17 @@ static double call_value(comp *c, const node *n, int *ok) {
     }
     return v;
   }
-  if (!strcmp(f, "div") && n->nkid == 2) return b != 0.0 ? trunc(a / b) : NAN;
-  if ((!strcmp(f, "rand") || !strcmp(f, "random")) && n->nkid == 1) return cdevs__crand_scaled(&c->rng, a);
-  if ((!strcmp(f, "pre") || !strcmp(f, "noEvent")) && n->nkid == 1) return a;
-  lang_error(c->d, n->line, n->col, "%s() cannot be evaluated here", n->name);
+  int is_div = !strcmp(f, "div"), is_rand = !strcmp(f, "rand") || !strcmp(f, "random");
+  int is_id = !strcmp(f, "pre") || !strcmp(f, "noEvent");
+  if (!is_div && !is_rand && !is_id) {
+    lang_error(c->d, n->line, n->col, "%s() cannot be evaluated here", n->name);
+  } else if (n->nkid != (is_div ? 2 : 1)) {
+    arity_error(c, n);
+  } else if (is_div && b == 0.0) {
+    lang_error(c->d, n->line, n->col, "%s(%g, %g) is outside the function's domain", n->name, a, b);
+  } else {
+    return is_div ? trunc(a / b) : is_rand ? cdevs__crand_scaled(&c->rng, a) : a;
+  }
   *ok = 0;
   return 0.0;
 }
