@@ -32,6 +32,7 @@ fi
 py=${PYTHON:-python3}
 "$py" -c 'import numpy' 2>/dev/null || py=/usr/bin/python3
 "$py" -c 'import numpy' 2>/dev/null || { echo "compat.sh: no python3 with numpy (set PYTHON)" >&2; exit 2; }
+read -r -a extra <<<"${CDEVS_ARGS:-}"
 models_dir=$(cd "$QSS_SOLVER_MODELS" && pwd)
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -65,8 +66,7 @@ while IFS= read -r f; do
   fi
 
   rc=0
-  # shellcheck disable=SC2086 # CDEVS_ARGS is a list of options
-  timeout -k 10 "$timeout_s" "$CDEVS" run "$f" --out "$d/cdevs.csv" --quiet ${CDEVS_ARGS:-} >"$d/run.log" 2>&1 || rc=$?
+  timeout -k 10 "$timeout_s" "$CDEVS" run "$f" --out "$d/cdevs.csv" --quiet "${extra[@]}" >"$d/run.log" 2>&1 || rc=$?
   tr_c=$(field "$d/run.log" transitions) zc_c=$(field "$d/run.log" zero_crossings) wall=$(field "$d/run.log" wall_s)
   if [ $rc = 0 ]; then
     runs="yes (${wall:-?} s)"

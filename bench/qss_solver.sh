@@ -20,7 +20,8 @@ models=("$@")
                                    spikings/spikings advection/advection airs/airconds converters/buck)
 reps=${REPS:-1}
 read -r -a extra <<<"${CDEVS_ARGS:-}"
-min() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "nan") print b; else if (b == "nan") print a; else print (a + 0 < b + 0) ? a : b }'; }
+# The smaller of two times; "nan" or empty (a run that failed) is no time.
+min() { awk -v a="${1:-nan}" -v b="${2:-nan}" 'BEGIN{ if (a == "nan") print b; else if (b == "nan") print a; else print (a + 0 < b + 0) ? a : b }'; }
 for m in "${models[@]}"; do
   f="$QSS_SOLVER_MODELS/$m.mo"
   w=nan qs=nan tr= zc= qt=
