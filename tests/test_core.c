@@ -391,6 +391,20 @@ static void test_fan_out_fan_in(void) {
 
 /* ---- validation ---------------------------------------------------------------------------- */
 
+/* Adds output ports p0..p(n-1) to a generator (after its own "out"), and with
+ * every_other_in input ports p0, p2, … (after its own "stop"): how many were not
+ * given the index their order says. */
+static int add_ports(cdevs_model *a, int n, int every_other_in) {
+  char nm[32];
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    snprintf(nm, sizeof nm, "p%d", i);
+    bad += cdevs_port_add(a, CDEVS_OUT, nm, CDEVS_REAL) != i + 1;
+    if (every_other_in && i % 2 == 0) bad += cdevs_port_add(a, CDEVS_IN, nm, CDEVS_REAL) != i / 2 + 1;
+  }
+  return bad;
+}
+
 static void test_validation(void) {
   cdevs_generator_params g = {1.0, 1.0};
   cdevs_model *root = cdevs_root_new(NULL, "v");
@@ -441,13 +455,7 @@ static void test_validation(void) {
    * it was added */
   root = cdevs_root_new(NULL, "v");
   a = cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
-  int bad_pos = 0;
-  for (int i = 0; i < 3000; i++) {
-    snprintf(nm, sizeof nm, "p%d", i);
-    bad_pos += cdevs_port_add(a, CDEVS_OUT, nm, CDEVS_REAL) != i + 1;
-    if (i % 2 == 0) bad_pos += cdevs_port_add(a, CDEVS_IN, nm, CDEVS_REAL) != i / 2 + 1;
-  }
-  CHECK_EQ_INT(bad_pos, 0);
+  CHECK_EQ_INT(add_ports(a, 3000, 1), 0);
   CHECK_EQ_INT(cdevs_model_status(root), CDEVS_OK);
   int bad_find = (cdevs_port_find(a, CDEVS_OUT, "out") != 0) + (cdevs_port_find(a, CDEVS_IN, "stop") != 0);
   for (int i = 0; i < 3000; i++) {
@@ -462,12 +470,7 @@ static void test_validation(void) {
   cdevs_model_free(root);
   root = cdevs_root_new(NULL, "v");
   a = cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
-  bad_pos = 0;
-  for (int i = 0; i < 100; i++) {
-    snprintf(nm, sizeof nm, "p%d", i);
-    bad_pos += cdevs_port_add(a, CDEVS_OUT, nm, CDEVS_REAL) != i + 1;
-  }
-  CHECK_EQ_INT(bad_pos, 0);
+  CHECK_EQ_INT(add_ports(a, 100, 0), 0);
   CHECK_EQ_INT(cdevs_port_add(a, CDEVS_OUT, "p77", CDEVS_REAL), CDEVS_ENAME);
   CHECK_STR(cdevs_model_errmsg(root), "model 'v.a': duplicate output port 'p77'");
   cdevs_model_free(root);
