@@ -57,10 +57,19 @@ typedef struct comp {
   bc_code *alg;     /* by algebraic index, before sorting */
   int8_t *alg_set;
   int *alg_line, *alg_col;
+  int *der_line;
+  /* Discretes the compiler adds (relations, sample()) after the declared ones,
+   * from index ndisc_decl on, with their first values. */
+  uint32_t ndisc_decl;
+  double *xdisc0;
+  uint32_t capxdisc;
   sys_crossing *cross;
   uint32_t ncross, capcross;
   int in_initial;
   int in_handler;
+  /* Relations in the code being compiled are events (equations and crossing
+   * functions, outside noEvent()); in handlers they are plain comparisons. */
+  int rel_events;
   uint64_t unrolled; /* loop iterations so far: a bound keeps hostile input finite */
   cdevs_mo *mo;
 } comp;
@@ -80,6 +89,7 @@ typedef struct mo_conn {
 } mo_conn;
 
 struct cdevs_mo {
+  char *file; /* the model's path, for the run's messages */
   mo_comp *comps;
   uint32_t ncomps;
   mo_conn *conns;
@@ -555,6 +565,7 @@ static void emit(comp *c, bc_op op, uint32_t arg, double k, int delta) {
 }
 
 static int gen(comp *c, const node *n);
+static int rel_event(comp *c, const node *n);
 
 /* Pushes flat scalar f: constants inline, the rest by class and index. */
 static void emit_var(comp *c, uint32_t f) {
@@ -612,7 +623,11 @@ static int gen_call(comp *c, const node *n) {
   }
   if (!strcmp(f, "pre") || !strcmp(f, "noEvent")) {
     if (arity != 1) goto bad_arity;
-    return gen(c, n->kid[0]);
+    int events = c->rel_events;
+    if (f[0] == 'n') c->rel_events = 0; /* noEvent: its relations are read as they are */
+    int rc = gen(c, n->kid[0]);
+    c->rel_events = events;
+    return rc;
   }
   if (!strcmp(f, "sum") || !strcmp(f, "product")) {
     /* over a whole array variable, unrolled */
@@ -662,6 +677,8 @@ static int gen(comp *c, const node *n) {
     emit(c, BC_NOT, 0, 0, 0);
     return 0;
   case X_BIN: {
+    if (c->rel_events && (n->op == T_LT || n->op == T_LE || n->op == T_GT || n->op == T_GE))
+      return rel_event(c, n);
     /* a^k with a constant k (a literal, a parameter, an expression of them) becomes
      * BC_POWK when cdevs__bc_fold has folded k: one semantics for what is constant. */
     if (gen(c, n->kid[0]) || gen(c, n->kid[1])) return -1;
@@ -787,7 +804,11 @@ static int eq_item(comp *c, const node *n) {
       return -1;
     }
     c->der_set[i] = 1;
-    return compile_expr(c, n->kid[1], &c->der[i]);
+    c->der_line[i] = n->line;
+    c->rel_events = 1;
+    int rc = compile_expr(c, n->kid[1], &c->der[i]);
+    c->rel_events = 0;
+    return rc;
   }
   if (l->kind == X_REF) {
     const sym *s = lookup(c, l->name);
@@ -808,7 +829,10 @@ static int eq_item(comp *c, const node *n) {
     c->alg_set[a] = 1;
     c->alg_line[a] = n->line;
     c->alg_col[a] = n->col;
-    return compile_expr(c, n->kid[1], &c->alg[a]);
+    c->rel_events = 1;
+    int rc = compile_expr(c, n->kid[1], &c->alg[a]);
+    c->rel_events = 0;
+    return rc;
   }
   lang_error(c->d, n->line, n->col, "expected der(x) = … or an explicit equation v = …");
   return -1;
@@ -926,17 +950,36 @@ static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *
   return 0;
 }
 
-/* A condition a > b, a >= b, a < b or a <= b: f = a - b and the direction. */
+/* A when condition as a crossing function f and the direction that fires it: a
+ * relation a > b (>=, <, <=) is f = a - b, rising (falling for < and <=); any other
+ * Boolean expression g (and, or, not, relations of relations) is f = g - 1/2, rising,
+ * with its relations as events, so that g changes only at their crossings and f then
+ * jumps. sample(start, interval) is handled by the caller. */
 static int condition(comp *c, const node *cond, bc_code *f, int *dir) {
-  if (cond->kind != X_BIN || !(cond->op == T_GT || cond->op == T_GE || cond->op == T_LT || cond->op == T_LE)) {
-    lang_error(c->d, cond->line, cond->col,
-               "a when condition must compare two expressions with <, <=, > or >= (for now)");
-    return -1;
+  c->rel_events = 1;
+  int rc;
+  if (cond->kind == X_BIN && (cond->op == T_GT || cond->op == T_GE || cond->op == T_LT || cond->op == T_LE)) {
+    node diff = *cond;
+    diff.op = T_MINUS;
+    *dir = cond->op == T_GT || cond->op == T_GE ? 1 : -1;
+    rc = compile_expr(c, &diff, f);
+  } else {
+    *dir = 1;
+    rc = compile_expr(c, cond, f);
+    if (!rc) {
+      bc_ins *ins = realloc(f->ins, (f->n + 2) * sizeof *ins);
+      if (!ins) {
+        c->oom = 1, rc = -1;
+      } else {
+        f->ins = ins;
+        ins[f->n++] = (bc_ins){.op = BC_CONST, .k = 0.5};
+        ins[f->n++] = (bc_ins){.op = BC_SUB};
+        if (f->max_stack < 3) f->max_stack = 3;
+      }
+    }
   }
-  node diff = *cond;
-  diff.op = T_MINUS;
-  *dir = cond->op == T_GT || cond->op == T_GE ? 1 : -1;
-  return compile_expr(c, &diff, f);
+  c->rel_events = 0;
+  return rc;
 }
 
 static int same_code(const bc_code *a, const bc_code *b) {
@@ -947,12 +990,120 @@ static int same_code(const bc_code *a, const bc_code *b) {
   return 1;
 }
 
+/* A discrete of the compiler's own, first value v: its index, or UINT32_MAX. */
+static uint32_t new_disc(comp *c, double v) {
+  uint32_t d = c->counts[V_DISC], k = d - c->ndisc_decl;
+  if (CDEVS_GROW(cdevs_alloc_default(), c->xdisc0, c->capxdisc, k + 1)) return c->oom = 1, UINT32_MAX;
+  c->xdisc0[k] = v;
+  c->counts[V_DISC]++;
+  return d;
+}
+
+/* A one-action handler: discrete d := k. */
+static int set_disc(comp *c, sys_action **acts, uint32_t *n, uint32_t d, double k) {
+  sys_action *a = realloc(*acts, (*n + 1) * sizeof *a);
+  bc_ins *ins = malloc(sizeof *ins);
+  if (a) *acts = a;
+  if (!a || !ins) return free(ins), c->oom = 1, -1;
+  a[*n] = (sys_action){.reinit = ACT_ASSIGN, .target = d, .value = {.ins = ins, .n = 1, .max_stack = 1}};
+  ins[0] = (bc_ins){.op = BC_CONST, .k = k};
+  (*n)++;
+  return 0;
+}
+
+/* A relation a < b (<=, >, >=) read by an equation or a crossing function is an
+ * event, as in Modelica: a new discrete holds the side of 0 that f = a - b is on
+ * (+1, -1), kept by a crossing of f whose handlers set it, and the relation reads that
+ * discrete. Between crossings the value cannot change, however rarely the code is
+ * evaluated; at a crossing what reads it is evaluated again. The system sets the
+ * discrete's first value from f at the start (cdevs__sys_spec's side_disc). One
+ * discrete and crossing serve every relation with the same f. */
+static int rel_event(comp *c, const node *n) {
+  /* f into its own code: the caller's code under construction is put aside. */
+  bc_ins *code = c->code;
+  uint32_t ncode = c->ncode, capcode = c->capcode;
+  int sp = c->sp, maxsp = c->maxsp;
+  c->code = NULL, c->ncode = c->capcode = 0;
+  node diff = *n;
+  diff.op = T_MINUS;
+  bc_code f = {0};
+  int bad = compile_expr(c, &diff, &f);
+  free(c->code);
+  c->code = code, c->ncode = ncode, c->capcode = capcode, c->sp = sp, c->maxsp = maxsp;
+  if (bad) return free(f.ins), -1;
+  /* Of discretes and parameters only, it can change only at another event, where
+   * it is read anew: a plain comparison. */
+  int moves = 0;
+  for (uint32_t i = 0; i < f.n; i++)
+    moves |= f.ins[i].op == BC_STATE || f.ins[i].op == BC_TIME || f.ins[i].op == BC_ALG;
+  if (!moves) {
+    free(f.ins);
+    c->rel_events = 0;
+    int rc = gen(c, n);
+    c->rel_events = 1;
+    return rc;
+  }
+  uint32_t d = UINT32_MAX;
+  for (uint32_t z = 0; z < c->ncross && d == UINT32_MAX; z++)
+    if (c->cross[z].side_disc && same_code(&c->cross[z].f, &f)) d = c->cross[z].side_disc - 1;
+  if (d == UINT32_MAX) {
+    sys_crossing *z = new_cross(c);
+    if (!z) return free(f.ins), -1;
+    if ((d = new_disc(c, 0.0)) == UINT32_MAX) return -1;
+    z->f = f;
+    z->side_disc = d + 1;
+    z->line = n->line, z->col = n->col;
+    if (set_disc(c, &z->on_rise, &z->n_rise, d, 1.0) || set_disc(c, &z->on_fall, &z->n_fall, d, -1.0)) return -1;
+  } else {
+    free(f.ins);
+  }
+  emit(c, BC_DISC, d, 0, 1);
+  emit(c, BC_CONST, 0, 0.0, 1);
+  emit(c, n->op == T_LT ? BC_LT : n->op == T_LE ? BC_LE : n->op == T_GT ? BC_GT : BC_GE, 0, 0, -1);
+  return 0;
+}
+
+/* when sample(start, interval): a crossing of time - next, whose handler first moves
+ * next on by interval (next is a discrete of the compiler's, starting at start). */
+static int sample_item(comp *c, const node *cond, const node *body) {
+  int ok = 1;
+  if (cond->nkid != 2) {
+    arity_error(c, cond);
+    return -1;
+  }
+  double start = ceval(c, cond->kid[0], &ok), interval = ok ? ceval(c, cond->kid[1], &ok) : 0.0;
+  if (!ok) return -1;
+  if (!isfinite(start) || !(interval > 0.0) || !isfinite(interval)) {
+    lang_error(c->d, cond->line, cond->col, "sample(%g, %g): the start must be finite and the interval > 0",
+               start, interval);
+    return -1;
+  }
+  uint32_t d = new_disc(c, start);
+  sys_crossing *z = d == UINT32_MAX ? NULL : new_cross(c);
+  bc_ins *f = malloc(3 * sizeof *f), *step = malloc(3 * sizeof *step);
+  sys_action *a = malloc(sizeof *a);
+  if (!z || !f || !step || !a) return free(f), free(step), free(a), c->oom = 1, -1;
+  f[0] = (bc_ins){.op = BC_TIME}, f[1] = (bc_ins){.op = BC_DISC, .arg = d}, f[2] = (bc_ins){.op = BC_SUB};
+  step[0] = (bc_ins){.op = BC_DISC, .arg = d}, step[1] = (bc_ins){.op = BC_CONST, .k = interval};
+  step[2] = (bc_ins){.op = BC_ADD};
+  z->f = (bc_code){.ins = f, .n = 3, .max_stack = 3};
+  z->line = cond->line, z->col = cond->col;
+  a[0] = (sys_action){.reinit = ACT_ASSIGN, .target = d, .value = {.ins = step, .n = 3, .max_stack = 3}};
+  z->on_rise = a, z->n_rise = 1;
+  return handler_list(c, body, &z->on_rise, &z->n_rise);
+}
+
 static int when_item(comp *c, const node *n) {
   uint32_t first = UINT32_MAX; /* the clause's first crossing (an index: new_cross reallocates) */
   for (int i = 0; i + 1 < n->nkid; i += 2) {
+    const node *cond = n->kid[i];
+    if (cond->kind == X_CALL && !strcmp(cond->name, "sample")) {
+      if (sample_item(c, cond, n->kid[i + 1])) return -1;
+      continue;
+    }
     bc_code f = {0};
     int dir;
-    if (condition(c, n->kid[i], &f, &dir)) {
+    if (condition(c, cond, &f, &dir)) {
       free(f.ins);
       return -1;
     }
@@ -967,6 +1118,7 @@ static int when_item(comp *c, const node *n) {
         return -1;
       }
       z->f = f;
+      z->line = cond->line, z->col = cond->col;
       if (first == UINT32_MAX) first = c->ncross - 1;
     }
     if (dir > 0 ? handler_list(c, n->kid[i + 1], &z->on_rise, &z->n_rise)
@@ -1099,6 +1251,8 @@ static int sort_algs(comp *c, cdevs_mo *mo) {
     for (uint32_t k = 0; k < na; k++) sorted[k] = c->alg[order[k]];
     free(c->alg);
     c->alg = sorted;
+    for (uint32_t k = 0; k < na; k++) order[k] = (uint32_t)c->alg_line[order[k]]; /* lines, in the new order */
+    for (uint32_t k = 0; k < na; k++) c->alg_line[k] = (int)order[k];
     /* Renumber every BC_ALG operand, and the class indices of the algebraic scalars. */
     each_code(c, renumber_algs, rank);
     for (uint32_t f = 0; f < c->nflat; f++)
@@ -1340,6 +1494,7 @@ void cdevs_mo_free(cdevs_mo *mo) {
   }
   free(sp->der), free(sp->alg), free(sp->cross), free(sp->x0), free(sp->disc0), free(sp->params);
   free(sp->dqrel), free(sp->dqmin), free(sp->state_names), free(sp->alg_names);
+  free(sp->der_line), free(sp->alg_line), free(mo->file);
   for (uint32_t f = 0; mo->names && f < mo->nflat; f++) free(mo->names[f]);
   for (uint32_t i = 0; i < mo->ncomps; i++) free((char *)mo->comps[i].name);
   free(mo->comps), free(mo->conns), free(mo->out_port);
@@ -1379,11 +1534,13 @@ static int compile(comp *c, cdevs_mo *mo) {
   uint32_t ns = c->counts[V_STATE], na = c->counts[V_ALG];
   c->der = xcalloc(c, ns, sizeof *c->der);
   c->der_set = xcalloc(c, ns, 1);
+  c->der_line = xcalloc(c, ns, sizeof *c->der_line);
   c->alg = xcalloc(c, na, sizeof *c->alg);
   c->alg_set = xcalloc(c, na, 1);
   c->alg_line = xcalloc(c, na, sizeof *c->alg_line);
   c->alg_col = xcalloc(c, na, sizeof *c->alg_col);
   if (c->oom) return -1;
+  c->ndisc_decl = c->counts[V_DISC];
   int rc = eq_list(c, m->equations, NULL);
   rc |= alg_list(c, m->algorithms, NULL);
   if (rc || c->oom) return -1;
@@ -1436,6 +1593,9 @@ static int compile(comp *c, cdevs_mo *mo) {
   sp->dqrel = xcalloc(c, ns, sizeof(double));
   sp->dqmin = xcalloc(c, ns, sizeof(double));
   sp->state_names = xcalloc(c, ns, sizeof(char *));
+  sp->file = mo->file;
+  sp->der_line = c->der_line, c->der_line = NULL;
+  sp->alg_line = c->alg_line, c->alg_line = NULL;
   sp->alg_names = xcalloc(c, na, sizeof(char *));
   if (c->oom) return -1;
   for (uint32_t f = 0; f < c->nflat; f++) {
@@ -1448,6 +1608,7 @@ static int compile(comp *c, cdevs_mo *mo) {
     default: break;
     }
   }
+  for (uint32_t d = c->ndisc_decl; d < sp->n_discs; d++) sp->disc0[d] = c->xdisc0[d - c->ndisc_decl];
   /* Parameters are fixed from here on: fold them into the code. */
   spec_codes(sp, fold_code, sp->params);
   /* The experiment. */
@@ -1538,7 +1699,8 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
   cdevs__crand_seed(&c.rng, 1);
   c.mo = mo;
   int errors = -1;
-  if (a && mo) {
+  if (mo) mo->file = dup(path);
+  if (a && mo && mo->file) {
     lang_parse(&src, &d, a, &m);
     if (!d.errors) lang_check(&m, &d);
     if (!d.errors && compile(&c, mo) && !d.errors) lang_error(&d, 1, 1, "out of memory");
@@ -1557,7 +1719,7 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
     mo->spec.n_cross = c.ncross;
   }
   free(c.syms), free(c.cls), free(c.cidx), free(c.cval), free(c.code), free(c.der_set), free(c.alg_set);
-  free(c.alg_line), free(c.alg_col);
+  free(c.alg_line), free(c.alg_col), free(c.der_line), free(c.xdisc0);
   arena_free(a);
   free(buf);
   if (errors != 0) {

@@ -507,6 +507,12 @@ typedef struct sys_state {
    * of time beyond the series it is sent as (see state_event, algs_for_outputs). */
   uint8_t *dtime, *atdeg;
   double (*ohist)[2]; /* per algebraic output: c_m and the time it was last sent */
+  /* Crossing functions of time beyond the series they are evaluated as (sin(time) >
+   * 0): ztime set. Nothing else plans them again, so their next time is capped at
+   * where the terms left out reach the tolerance, and the event there (zrefresh)
+   * only plans them again; zhist is as ohist. */
+  uint8_t *ztime, *zrefresh;
+  double (*zhist)[2];
   uint8_t *out_dirty;
   double t;
   cdevs__crand rng;
@@ -764,6 +770,26 @@ static inline int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots
   return n ? ensure_algs_of(cx, s, roots, n, t, seed) : 0;
 }
 
+/* How long the series c (order m) of a function of time beyond it may be
+ * extrapolated: until the terms left out reach the quantum max(out_dqrel·|c0|,
+ * out_dqmin). They are c_m·τ^m and the next, c_{m+1} = (dc_m/dt)/(m + 1), whose
+ * derivative is taken between the last two evaluations (h: c_m and its time, updated
+ * here): c_m alone vanishes at every inflection of sin(time) under QSS2, and the
+ * step taken there would be unbounded. Without a last evaluation, where c_m
+ * vanishes, the highest term that does not sets the pace. */
+static double refresh_tau(const cdevs__sys_spec *sp, const double *c, int m, double *h, double t) {
+  double dq = sp->out_dqrel * fabs(c[0]), cm = c[m];
+  if (dq < sp->out_dqmin) dq = sp->out_dqmin;
+  double tau = cdevs__time_to(dq, cm, m);
+  if (h[1] < t) {
+    double tn1 = cdevs__time_to(dq, (cm - h[0]) / ((m + 1) * (t - h[1])), m + 1);
+    if (tn1 < tau) tau = tn1;
+  }
+  h[0] = cm, h[1] = t;
+  for (int j = m - 1; j >= 1 && !(tau < INFINITY); j--) tau = cdevs__time_to(dq, c[j], j);
+  return dq > 0.0 ? tau : INFINITY;
+}
+
 /* λ (const) emits algebraic outputs from s->alg: bring them up to date first. */
 static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
   if (!s->ndirty) return;
@@ -775,25 +801,11 @@ static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
     /* A function of time beyond its series (sent to order m - 1, as q) is sent
      * again when the terms left out reach the output's quantum; otherwise, with
      * nothing else changing, it would be extrapolated from its first values for
-     * ever. They are c_m·τ^m and the next, c_{m+1} = (dc_m/dt)/(m + 1), whose
-     * derivative is taken between the last two sends: c_m alone vanishes at every
-     * inflection of sin(time) under QSS2, and the step taken there would be
-     * unbounded. Without a last send, where c_m vanishes, the highest term sent
-     * that does not sets the pace. (Changes in the states it reads send it anyway;
-     * between them their q are exact series.) */
+     * ever. (Changes in the states it reads send it anyway; between them their q
+     * are exact series.) */
     if (s->atdeg[a] < m) continue;
-    double dq = sp->out_dqrel * fabs(s->alg[a][0]), cm = s->alg[a][m], *h = s->ohist[k];
-    if (dq < sp->out_dqmin) dq = sp->out_dqmin;
-    double tau = cdevs__time_to(dq, cm, m);
-    if (h[1] < t) {
-      double tn1 = cdevs__time_to(dq, (cm - h[0]) / ((m + 1) * (t - h[1])), m + 1);
-      if (tn1 < tau) tau = tn1;
-    }
-    h[0] = cm, h[1] = t;
-    for (int j = m - 1; j >= 1 && !(tau < INFINITY); j--) tau = cdevs__time_to(dq, s->alg[a][j], j);
-    if (!(dq > 0.0)) tau = INFINITY;
-    double tn = t + tau;
-    if (tau < INFINITY && tn == t) tn = nextafter(t, INFINITY);
+    double tn = t + refresh_tau(sp, s->alg[a], m, s->ohist[k], t);
+    if (tn == t) tn = nextafter(t, INFINITY);
     tfix(s, sp->n_states + sp->n_cross + k, tn);
   }
 }
@@ -859,12 +871,28 @@ static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   return 0;
 }
 
+/* Crossing z's next time from its series f around t, on side zsign: the root where
+ * it leaves the side (past the hysteresis level), or sooner, where the series of a
+ * function of time runs out, an evaluation again (zrefresh). */
+static void schedule_cross(sys_state *s, uint32_t z, double t, const double *f) {
+  int order = s->zord[z];
+  double tn = s->zsign[z] == 0 ? INFINITY
+              : t + cdevs__next_cross(f, order, -s->zsign[z] * s->zhyst[z], s->zsign[z]);
+  s->zrefresh[z] = 0;
+  if (s->ztime[z]) {
+    double tr = t + refresh_tau(s->sp, f, order, s->zhist[z], t);
+    if (tr == t) tr = nextafter(t, INFINITY);
+    if (tr < tn) tn = tr, s->zrefresh[z] = 1;
+  }
+  tfix(s, s->sp->n_states + z, tn);
+}
+
 static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   double f[4];
   if (eval_cross(cx, s, z, t, f)) return -1;
   uint32_t item = s->sp->n_states + z;
   int order = s->zord[z], now = cdevs__side(f, order);
-  s->zjump[z] = 0;
+  s->zjump[z] = 0, s->zrefresh[z] = 0;
   if (z == s->cur_cross) {
     /* The crossing whose handler is running changed what its own function reads
      * (a diode whose resistance sets the current it watches): the new value's
@@ -880,8 +908,7 @@ static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
     s->zjump[z] = 1;
   } else {
     if (s->zsign[z] == 0) s->zsign[z] = (int8_t)now;
-    tfix(s, item, s->zsign[z] == 0 ? INFINITY
-                  : t + cdevs__next_cross(f, order, -s->zsign[z] * h, s->zsign[z]));
+    schedule_cross(s, z, t, f);
   }
   return 0;
 }
@@ -914,6 +941,22 @@ static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t)
     if (plan_cross(cx, s, s->sz.to[k], t)) return -1;
   mark_outputs(s, &s->so, i);
   return 0;
+}
+
+/* A handler sets discrete d to v: what reads it is listed to be updated once the
+ * handler is done (hdlist, hzlist), and its outputs marked. */
+static void set_disc(sys_state *s, uint32_t d, double v) {
+  s->disc[d] = v;
+  algs_stale(s);
+  for (uint32_t k = s->dd.start[d]; k < s->dd.start[d + 1]; k++) {
+    uint32_t j = s->dd.to[k];
+    if (s->hdmark[j] != s->hstamp) s->hdmark[j] = s->hstamp, s->hdlist[s->nhd++] = j;
+  }
+  for (uint32_t k = s->dz.start[d]; k < s->dz.start[d + 1]; k++) {
+    uint32_t z = s->dz.to[k];
+    if (s->hzmark[z] != s->hstamp) s->hzmark[z] = s->hstamp, s->hzlist[s->nhz++] = z;
+  }
+  mark_outputs(s, &s->dso, d);
 }
 
 static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint32_t n, double t) {
@@ -950,17 +993,22 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       tfix(s, ac->target, t);
       s->reinits++;
     } else if (s->disc[ac->target] != val[0]) {
-      s->disc[ac->target] = val[0];
-      algs_stale(s);
-      for (uint32_t k = s->dd.start[ac->target]; k < s->dd.start[ac->target + 1]; k++) {
-        uint32_t j = s->dd.to[k];
-        if (s->hdmark[j] != s->hstamp) s->hdmark[j] = s->hstamp, s->hdlist[s->nhd++] = j;
-      }
-      for (uint32_t k = s->dz.start[ac->target]; k < s->dz.start[ac->target + 1]; k++) {
-        uint32_t z = s->dz.to[k];
-        if (s->hzmark[z] != s->hstamp) s->hzmark[z] = s->hstamp, s->hzlist[s->nhz++] = z;
-      }
-      mark_outputs(s, &s->dso, ac->target);
+      set_disc(s, ac->target, val[0]);
+    }
+  }
+  /* The relations of equations that read what the assignments changed take their
+   * new sides now, before anything reads them (if g > 0 then x/g else 0 with g := 0
+   * must not divide by the new g); a side they change may move others, which join
+   * the list. */
+  for (uint32_t k = 0; k < s->nhz; k++) {
+    uint32_t z = s->hzlist[k], d = sp->cross[z].side_disc;
+    if (!d) continue;
+    double f[4];
+    if (eval_cross(cx, s, z, t, f)) return -1;
+    int side = cdevs__side(f, s->zord[z]);
+    if (side != 0 && side != s->disc[d - 1]) {
+      s->zsign[z] = (int8_t)side;
+      set_disc(s, d - 1, side);
     }
   }
   /* Then what the assignments made stale, each once and with all of them made (a
@@ -1023,6 +1071,9 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->hdmark = take(base, &off, ns * sizeof(uint32_t));
   s->hzlist = take(base, &off, nz * sizeof(uint32_t));
   s->hzmark = take(base, &off, nz * sizeof(uint32_t));
+  s->ztime = take(base, &off, nz);
+  s->zrefresh = take(base, &off, nz);
+  s->zhist = take(base, &off, nz * sizeof(double[2]));
   return off;
 }
 
@@ -1091,6 +1142,15 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     s->dtime[i] = bc_degree(&sp->der[i], 0, m, s->atdeg, dst) == m;
   }
   for (uint32_t z = 0; z < nz; z++) s->zord[z] = (uint8_t)bc_degree(&sp->cross[z].f, m - 1, m, s->aord, dst);
+  /* Crossings of time beyond degree m (an algebraic at the cap may be too). */
+  uint8_t *adeg = malloc(sp->n_algs ? sp->n_algs : 1);
+  if (!adeg) return free(dst), CDEVS_ENOMEM;
+  for (uint32_t g = 0; g < sp->n_algs; g++) adeg[g] = (uint8_t)(s->atdeg[g] + (s->atdeg[g] == m));
+  for (uint32_t z = 0; z < nz; z++) {
+    s->ztime[z] = bc_degree(&sp->cross[z].f, 0, m + 1, adeg, dst) > m;
+    s->zhist[z][0] = 0.0, s->zhist[z][1] = NAN;
+  }
+  free(adeg);
   free(dst);
   /* LIQSS with the exact a: where the derivative's evaluation can carry the partial
    * (with the refresh coefficient, at most order 2), it does, and no requantization
@@ -1114,6 +1174,16 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t p = nitems ? nitems - 1 : 0; p-- > 0;)
     s->tree[p] = s->tree[2 * p + 1].i < s->tree[2 * p + 2].i ? s->tree[2 * p + 1] : s->tree[2 * p + 2];
   for (uint32_t k = 0; k < nitems - ns - nz; k++) s->ohist[k][0] = 0.0, s->ohist[k][1] = NAN; /* never sent */
+  /* The relations of equations start on the side their functions are on, or are
+   * heading to from 0 (the crossing's own first side, as plan_cross takes it). In
+   * the order they were made, so one that reads another's finds it set. */
+  for (uint32_t z = 0; z < nz; z++) {
+    if (!sp->cross[z].side_disc) continue;
+    double f[4];
+    if (eval_cross(cx, s, z, s->t, f)) return CDEVS_EMODEL;
+    s->disc[sp->cross[z].side_disc - 1] = cdevs__side(f, s->zord[z]);
+    algs_stale(s);
+  }
   /* Derivatives and crossings from the initial values (q = x0). */
   for (uint32_t i = 0; i < ns; i++) {
     if (update_der(cx, s, i, s->t)) return CDEVS_EMODEL;
@@ -1244,7 +1314,10 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
 /* Crossing z's event at t: its handler, then its next crossing. Nonzero on failure
  * (reported). */
 static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
-  uint32_t item = s->sp->n_states + z;
+  if (s->zrefresh[z]) { /* not a crossing: its function of time, evaluated again */
+    s->refreshes++;
+    return plan_cross(cx, s, z, t);
+  }
   /* Which way it goes is read from the derivatives at the root. */
   double f[4];
   if (eval_cross(cx, s, z, t, f)) return -1;
@@ -1268,7 +1341,7 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
      * handler changed what the function reads, plan_cross has already planned it
      * from its new value, a jump included.) */
     f[0] = s->zsign[z] * s->zhyst[z]; /* at the level it just reached */
-    tfix(s, item, t + cdevs__next_cross(f, s->zord[z], -s->zsign[z] * s->zhyst[z], s->zsign[z]));
+    schedule_cross(s, z, t, f);
   }
   algs_for_outputs(cx, s, t);
   return 0;
@@ -1332,6 +1405,8 @@ double cdevs__system_x(const void *state, uint32_t i, double t) {
   const sys_state *s = state;
   return cdevs__qvar_x(&s->v[i], s->m, t);
 }
+
+double cdevs__system_disc(const void *state, uint32_t i) { return ((const sys_state *)state)->disc[i]; }
 
 static const cdevs_port_def no_ports[] = {{NULL, CDEVS_ANY}};
 

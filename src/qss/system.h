@@ -91,6 +91,11 @@ typedef struct sys_crossing {
   uint32_t n_rise;
   sys_action *on_fall;   /* handler when f becomes < 0 */
   uint32_t n_fall;
+  /* A relation's crossing (an `if` of an equation): 1 + the discrete that holds f's
+   * side (+1, -1), which the handlers keep and the system sets from f at the start;
+   * 0 for a when clause's. */
+  uint32_t side_disc;
+  int line, col; /* where the condition is written, for messages */
 } sys_crossing;
 
 typedef struct cdevs__sys_spec {
@@ -107,6 +112,8 @@ typedef struct cdevs__sys_spec {
    * max(out_dqrel·|y|, out_dqmin); both 0: only when something it reads changes. */
   double out_dqrel, out_dqmin;
   const char **state_names, **alg_names; /* for error messages */
+  const char *file;                      /* the model's path, and where each equation is */
+  int *der_line, *alg_line;              /* (per state, per algebraic; may be NULL) */
   /* Outputs: ports of the atomic model, each a state (kind 0), an algebraic (1) or a
    * discrete (2). */
   uint32_t n_out;
@@ -135,6 +142,8 @@ typedef struct cdevs__sys_stats {
 void cdevs__system_stats(const void *state, cdevs__sys_stats *st);
 /* A state's value at t. */
 double cdevs__system_x(const void *state, uint32_t i, double t);
+/* A discrete's value (for tests). */
+double cdevs__system_disc(const void *state, uint32_t i);
 
 /* Evaluates code to a Taylor series of order `order` around t; returns CDEVS_OK or
  * CDEVS_EDOMAIN (with the offending op in *bad). Exposed for tests. */
