@@ -984,6 +984,93 @@ static void test_sample_and_boolean_when(void) {
   run_close(&r);
 }
 
+/* A run that must stop with an error: its message contains needle, and the time it
+ * stopped at is returned (NAN if it did not stop). */
+static double run_fails(const char *text, cdevs_qss_method method, double tol, double abstol, double t_end,
+                        cdevs_mo_zeno zeno, const char *needle) {
+  run r;
+  memset(&r, 0, sizeof r);
+  if (!(r.mo = mo_from_text(text))) return NAN;
+  cdevs_mo_set_zeno(r.mo, zeno);
+  r.root = cdevs_root_new(NULL, "t");
+  r.m = cdevs_mo_add(r.root, "model", r.mo, method, tol, abstol);
+  double t = NAN;
+  if (cdevs_sim_new(r.root, NULL, &r.sim)) {
+    CHECK_CONTAINS(cdevs_model_errmsg(r.root), needle);
+    t = 0.0;
+  } else if (cdevs_sim_run(r.sim, t_end) != CDEVS_OK) {
+    CHECK_CONTAINS(cdevs_sim_errmsg(r.sim), needle);
+    t = cdevs_sim_time(r.sim);
+  } else {
+    fprintf(stderr, "  expected an error containing \"%s\"\n", needle);
+    check_failed++;
+  }
+  run_close(&r);
+  return t;
+}
+
+/* Values that are not finite numbers are errors, located, never results: an
+ * overflowing parameter (at its declaration), a derivative that is infinite from the
+ * start, and x' = x², x(0) = 1, whose solution 1/(1 - t) blows up at t = 1: the run
+ * stops there (QSS3 at 1e-6 reaches x ≈ 1e154, where x² overflows, within 1e-3 of
+ * it: the error of 1/(1 - t) near the pole is the time error), instead of reporting
+ * x(2) = 1e286. */
+static void test_not_finite(void) {
+  EXPECT_ERROR("model m\n  parameter Real k = 1e308*10;\n  Real x;\nequation\n  der(x) = k;\nend m;\n",
+               "2:18: error: the value of 'k' is inf: not a finite number");
+  EXPECT_ERROR("model m\n  Real x(start = exp(1000));\nequation\n  der(x) = 1;\nend m;\n",
+               "the start value of 'x' is inf");
+  run_fails("model m\n  Real x;\nequation\n  der(x) = exp(1000);\nend m;\n", CDEVS_QSS3, 1e-3, 1e-6, 1.0,
+            CDEVS_ZENO_STOP, "der(x) is infinite (m.mo:4)");
+  double t = run_fails("model m\n  Real x(start = 1);\nequation\n  der(x) = x^2;\nend m;\n", CDEVS_QSS3, 1e-6,
+                       1e-9, 2.0, CDEVS_ZENO_STOP, "finite-time blow-up");
+  printf("x' = x^2, x(0) = 1: stopped at t = %.6f (blow-up at 1)\n", t);
+  CHECK_NEAR(t, 1.0, 1e-3);
+  run_fails("model m\n  Real x(start = 1);\n  Real y;\nequation\n  y = x * 1e308 * 10;\n"
+            "  der(x) = -y;\nend m;\n",
+            CDEVS_QSS3, 1e-3, 1e-6, 1.0, CDEVS_ZENO_STOP, "algebraic variable 'y' is infinite (m.mo:5)");
+}
+
+/* Zeno behaviour: bball.mo (h = 10, e = 0.8) bounces at t1 = sqrt(2h/g), then at
+ * intervals 2·e^k·v1/g, accumulating at t1 + 2·e·v1/(g(1 - e)) = 12.85058836. Run
+ * past that, the ball used to fall through the floor without a word; now the run
+ * stops before it does, naming the condition and that time.
+ * With CDEVS_ZENO_CONTINUE the accumulation is counted instead. */
+static void test_zeno(void) {
+  const double g = 9.81, h = 10.0, e = 0.8, t1 = sqrt(2 * h / g);
+  const double t_acc = t1 + 2.0 * e * g * t1 / (g * (1.0 - e));
+  FILE *f = fopen(EXAMPLES "/bball/bball.mo", "r");
+  char text[2048];
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  if (f) fclose(f);
+  text[n] = 0;
+  CHECK(n > 0);
+  double t = run_fails(text, CDEVS_QSS3, 1e-6, 1e-9, 20.0, CDEVS_ZENO_STOP, "Zeno behaviour: the condition at m.mo:9:");
+  printf("bball to 20: stopped at t = %.8f, accumulation at %.8f\n", t, t_acc);
+  CHECK(t < t_acc && t > t_acc - 1e-3);
+  char msg[64];
+  snprintf(msg, sizeof msg, "accumulating at t = %.6f", t_acc);
+  run_fails(text, CDEVS_QSS3, 1e-6, 1e-9, 20.0, CDEVS_ZENO_STOP, msg);
+  /* A spring on a floor (the issue's case): m·y'' = -k·y - m·g above the floor,
+   * bouncing with restitution 0.5; the same accumulation, found under every method. */
+  const char *spring = "model m\n  Real y(start = 1), v(start = 0);\nequation\n  der(y) = v;\n"
+                       "  der(v) = -4 * (y - 0.5) - 9.81;\nalgorithm\n  when y < 0 then\n"
+                       "    reinit(v, -0.5 * v);\n  end when;\nend m;\n";
+  for (int k = 1; k <= 6; k++)
+    run_fails(spring, (cdevs_qss_method)k, 1e-4, 1e-7, 30.0, CDEVS_ZENO_STOP, "Zeno behaviour");
+  run r;
+  memset(&r, 0, sizeof r);
+  if (!(r.mo = mo_from_text(text))) return;
+  cdevs_mo_set_zeno(r.mo, CDEVS_ZENO_CONTINUE);
+  if (run_start(&r, CDEVS_QSS3, 1e-6, 1e-9)) return;
+  if (run_to(&r, 14.0)) {
+    cdevs_mo_stats st = run_stats(&r);
+    CHECK(st.zeno >= 1);
+    CHECK_NEAR(st.zeno_t, t_acc, 1e-4);
+  }
+  run_close(&r);
+}
+
 int main(void) {
   test_nested_when_and_powers();
   test_start_functions();
@@ -1018,5 +1105,7 @@ int main(void) {
   test_components();
   test_if_events();
   test_sample_and_boolean_when();
+  test_not_finite();
+  test_zeno();
   return check_report("test_mo");
 }

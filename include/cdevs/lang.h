@@ -72,6 +72,13 @@ void cdevs_mo_set_stop(cdevs_mo *mo, double stop);
  * cdevs_mo_add; no effect on QSS. */
 typedef enum cdevs_mo_jacobian { CDEVS_JAC_EXACT = 0, CDEVS_JAC_SECANT = 1 } cdevs_mo_jacobian;
 void cdevs_mo_set_jacobian(cdevs_mo *mo, cdevs_mo_jacobian j);
+/* What a run does when a crossing's events accumulate (Zeno behaviour: ever shorter
+ * intervals, until they are too short to resolve at the model's tolerance, as a ball
+ * bouncing with restitution < 1): stop with an error naming the condition and the
+ * estimated accumulation time (the default), or count it (cdevs_mo_stats) and go on,
+ * accepting what the method does past it. Applies to later cdevs_mo_add calls. */
+typedef enum cdevs_mo_zeno { CDEVS_ZENO_STOP = 0, CDEVS_ZENO_CONTINUE = 1 } cdevs_mo_zeno;
+void cdevs_mo_set_zeno(cdevs_mo *mo, cdevs_mo_zeno z);
 
 /*
  * Adds the model to parent, integrated by method with ΔQrel = tol and ΔQmin = abstol:
@@ -100,6 +107,8 @@ typedef struct cdevs_mo_stats {
   uint64_t reinits;
   uint64_t refreshes; /* derivatives re-evaluated, and algebraic outputs sent again, because
                          their extrapolation ran out */
+  uint64_t zeno;      /* accumulations of events found and run through (CDEVS_ZENO_CONTINUE) */
+  double zeno_t;      /* where the first was estimated to accumulate */
 } cdevs_mo_stats;
 void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st);
 /* The same summed over the whole model in sim (the equation system and the

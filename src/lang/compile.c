@@ -104,6 +104,7 @@ struct cdevs_mo {
   double t_end; /* cdevs_mo_set_stop's, when t_end_set */
   int t_end_set;
   cdevs_mo_jacobian jacobian; /* cdevs_mo_set_jacobian's */
+  cdevs_mo_zeno zeno;         /* cdevs_mo_set_zeno's */
   char **names;   /* per flat scalar: "x[3]" */
   uint32_t nflat;
   int *cls;
@@ -1531,6 +1532,17 @@ static int compile(comp *c, cdevs_mo *mo) {
   int bad = exec_list(c, m->initial);
   c->in_initial = 0;
   if (bad) return -1;
+  /* A parameter, constant or start value that overflowed (1e308*10, exp(1000)) or is
+   * undefined would run as if nothing were wrong: an error at its declaration. */
+  for (uint32_t f = 0; f < c->nflat; f++)
+    if (!isfinite(c->cval[f])) {
+      const sym *s = sym_of_flat(c, f);
+      lang_error(c->d, s->d->line, s->d->col, "%s of '%s' is %g: not a finite number",
+                 c->cls[f] == V_PARAM || c->cls[f] == V_CONST ? "the value" : "the start value",
+                 mo->names[f], c->cval[f]);
+      bad = 1;
+    }
+  if (bad) return -1;
   uint32_t ns = c->counts[V_STATE], na = c->counts[V_ALG];
   c->der = xcalloc(c, ns, sizeof *c->der);
   c->der_set = xcalloc(c, ns, 1);
@@ -1736,6 +1748,7 @@ void cdevs_mo_set_stop(cdevs_mo *mo, double stop) {
   mo->t_end = stop;
   mo->t_end_set = 1;
 }
+void cdevs_mo_set_zeno(cdevs_mo *mo, cdevs_mo_zeno z) { mo->zeno = z; }
 void cdevs_mo_set_jacobian(cdevs_mo *mo, cdevs_mo_jacobian j) {
   if (mo) mo->jacobian = j;
 }
@@ -1893,6 +1906,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   mo->arg.method = method;
   mo->arg.t_end = mo->t_end_set ? mo->t_end : mo->exp.stop;
   mo->arg.secant_a = mo->jacobian == CDEVS_JAC_SECANT;
+  mo->arg.zeno_continue = mo->zeno == CDEVS_ZENO_CONTINUE;
   int has_eqs = sp->n_states || sp->n_discs || sp->n_cross;
   cdevs_model *holder = parent, *result;
   mo->system = NULL;
@@ -1951,4 +1965,6 @@ void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st) {
   st->crossings = s.crossings;
   st->refreshes = s.refreshes;
   st->reinits = s.reinits;
+  st->zeno = s.zeno;
+  st->zeno_t = s.zeno_t;
 }

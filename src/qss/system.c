@@ -513,6 +513,13 @@ typedef struct sys_state {
    * only plans them again; zhist is as ohist. */
   uint8_t *ztime, *zrefresh;
   double (*zhist)[2];
+  /* Zeno watch, per crossing: the time of its last handled event and the interval
+   * before it, and how many intervals in a row have been shorter than the one before. */
+  double (*zlast)[2];
+  uint32_t *zshrink;
+  int zeno_continue;
+  uint64_t zeno;
+  double zeno_t;
   uint8_t *out_dirty;
   double t;
   cdevs__crand rng;
@@ -716,6 +723,42 @@ static void sys_fail(cdevs_ctx *cx, double t, const char *fmt, ...) {
   cdevs_ctx_fail(cx, "%s", msg);
 }
 
+/* " (file:line)" for line > 0 in the model's file, else "". */
+static const char *where(const cdevs__sys_spec *sp, const int *lines, uint32_t i, char *buf, size_t n) {
+  if (!sp->file || !lines || lines[i] <= 0) return "";
+  snprintf(buf, n, " (%s:%d)", sp->file, lines[i]);
+  return buf;
+}
+
+/* Every coefficient of c[0..order] is finite (one test: a NaN or an infinity in any
+ * makes the sum one, and finite values that large are not met). */
+static inline int finite_series(const double *c, int order) {
+  double sum = c[0];
+  for (int k = 1; k <= order; k++) sum += c[k];
+  return isfinite(sum);
+}
+
+/* A value that is not a finite number stops the run: what, where in the file, when,
+ * and, for a derivative that overflowed while its state grew, that the solution
+ * blows up. */
+static __attribute__((noinline, cold)) int not_finite(cdevs_ctx *cx, const sys_state *s, double t,
+                                                       const char *what, const int *lines, uint32_t i,
+                                                       const double *c, int order) {
+  const cdevs__sys_spec *sp = s->sp;
+  char buf[300], extra[160] = "";
+  int k = 0;
+  while (k < order && isfinite(c[k])) k++;
+  if (lines == sp->der_line && isinf(c[k])) {
+    double x = cdevs__qvar_x(&s->v[i], s->m, t);
+    if (fabs(x) > 1e100 || !isfinite(x))
+      snprintf(extra, sizeof extra, " while %s = %g: the solution grows without bound (a finite-time blow-up)",
+               sp->state_names ? sp->state_names[i] : "the state", x);
+  }
+  sys_fail(cx, t, "%s is %s%s%s; a model's values must stay finite", what, isnan(c[k]) ? "not a number" : "infinite",
+           where(sp, lines, i, buf, sizeof buf), extra);
+  return -1;
+}
+
 /* Something every algebraic may read changed: all of them are stale. */
 static void algs_stale(sys_state *s) {
   if (++s->stamp == 0) { /* wrapped: no stale entry may look current */
@@ -752,10 +795,15 @@ static int ensure_algs_of(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, ui
         if (mark[s->aa.to[k]] != cur) s->alg_todo[top++] = s->aa.to[k], pushed = 1;
       if (pushed) continue; /* its inputs first; a is met again once they are current */
       top--;
+      char buf[300];
       if (cdevs__bc_eval(&sp->alg[a], &env, seeded ? 1 : s->aord[a], val[a], s->stack)) {
-        sys_fail(cx, t, "algebraic variable '%s': argument outside the domain of a function",
-                       sp->alg_names ? sp->alg_names[a] : "?");
+        sys_fail(cx, t, "algebraic variable '%s'%s: argument outside the domain of a function",
+                 sp->alg_names ? sp->alg_names[a] : "?", where(sp, sp->alg_line, a, buf, sizeof buf));
         return -1;
+      }
+      if (!finite_series(val[a], seeded ? 1 : s->aord[a])) {
+        snprintf(buf, sizeof buf, "algebraic variable '%s'", sp->alg_names ? sp->alg_names[a] : "?");
+        return not_finite(cx, s, t, buf, sp->alg_line, a, val[a], seeded ? 1 : s->aord[a]);
       }
       mark[a] = cur;
     }
@@ -832,9 +880,15 @@ static inline __attribute__((always_inline)) int eval_der(cdevs_ctx *cx, sys_sta
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, j};
   if ((s->self_dep[j] == SELF_FUSED ? cdevs__bc_eval_dual : cdevs__bc_eval)(&sp->der[j], &env, s->dord[j], d,
                                                                             s->stack)) {
-    sys_fail(cx, t, "der(%s): argument outside the domain of a function",
-                   sp->state_names ? sp->state_names[j] : "?");
+    char buf[300];
+    sys_fail(cx, t, "der(%s)%s: argument outside the domain of a function",
+             sp->state_names ? sp->state_names[j] : "?", where(sp, sp->der_line, j, buf, sizeof buf));
     return -1;
+  }
+  if (__builtin_expect(!finite_series(d, s->dord[j]), 0)) {
+    char what[300];
+    snprintf(what, sizeof what, "der(%s)", sp->state_names ? sp->state_names[j] : "?");
+    return not_finite(cx, s, t, what, sp->der_line, j, d, s->dord[j]);
   }
   return 0;
 }
@@ -864,10 +918,16 @@ static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->za, z), t, UINT32_MAX)) return -1;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, UINT32_MAX};
+  char what[340];
+  if (sp->file && sp->cross[z].line > 0)
+    snprintf(what, sizeof what, "the condition at %s:%d:%d", sp->file, sp->cross[z].line, sp->cross[z].col);
+  else
+    snprintf(what, sizeof what, "zero-crossing %u", z);
   if (cdevs__bc_eval(&sp->cross[z].f, &env, s->zord[z], f, s->stack)) {
-    sys_fail(cx, t, "zero-crossing %u: argument outside the domain of a function", z);
+    sys_fail(cx, t, "%s: argument outside the domain of a function", what);
     return -1;
   }
+  if (!finite_series(f, s->zord[z])) return not_finite(cx, s, t, what, NULL, 0, f, s->zord[z]);
   return 0;
 }
 
@@ -985,6 +1045,11 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       sys_fail(cx, t, "event handler: argument outside the domain of a function");
       return -1;
     }
+    if (!isfinite(val[0])) {
+      char what[340];
+      snprintf(what, sizeof what, "a value %s in a when clause", ac->reinit == ACT_REINIT ? "reinit() sets" : "assigned");
+      return not_finite(cx, s, t, what, NULL, 0, val, 0);
+    }
     if (ac->reinit == ACT_JUMP_UNLESS) {
       if (val[0] == 0.0) a = ac->target - 1;
     } else if (ac->reinit == ACT_REINIT) {
@@ -1074,6 +1139,8 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->ztime = take(base, &off, nz);
   s->zrefresh = take(base, &off, nz);
   s->zhist = take(base, &off, nz * sizeof(double[2]));
+  s->zlast = take(base, &off, nz * sizeof(double[2]));
+  s->zshrink = take(base, &off, nz * sizeof(uint32_t));
   return off;
 }
 
@@ -1084,6 +1151,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->sp = sp;
   s->m = cdevs__qss_method_get(a->method ? a->method : CDEVS_QSS3);
   s->secant_a = a->secant_a;
+  s->zeno_continue = a->zeno_continue;
   s->alloc = cdevs_ctx_alloc(cx);
   s->t = cdevs_ctx_time(cx);
   if (!s->m) {
@@ -1149,6 +1217,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t z = 0; z < nz; z++) {
     s->ztime[z] = bc_degree(&sp->cross[z].f, 0, m + 1, adeg, dst) > m;
     s->zhist[z][0] = 0.0, s->zhist[z][1] = NAN;
+    s->zlast[z][0] = NAN, s->zlast[z][1] = INFINITY;
   }
   free(adeg);
   free(dst);
@@ -1304,11 +1373,50 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
       tfix(s, item, s->v[item].tn);
     }
   }
+  if (!isfinite(s->v[item].q[0])) { /* a finite derivative for so long that x overflowed */
+    char what[300];
+    snprintf(what, sizeof what, "state '%s'", s->sp->state_names ? s->sp->state_names[item] : "?");
+    return not_finite(cx, s, t, what, s->sp->der_line, item, s->v[item].q, 0);
+  }
   algs_stale(s);
   s->steps++;
   if (after_state_change(cx, s, item, t)) return -1;
   algs_for_outputs(cx, s, t);
   return 0;
+}
+
+/* Zeno behaviour: crossing z's handled events come ever closer (a ball bouncing with
+ * restitution e < 1: intervals shrinking by e, accumulating at a finite time). They
+ * are not resolvable once the function's excursion between two of them, about the
+ * interval times its slope at the root, is within 100 times the hysteresis: past
+ * that the method misses one, and the ball falls through the floor. With at least
+ * three shrinking intervals in a row before that, the sequence is taken as geometric
+ * and its accumulation point t + Δ·r/(1 − r) (r: the last ratio) is reported. Only
+ * for functions of states (hysteresis > 0): those of time alone are exact. */
+static int zeno_watch(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, const double *f) {
+  double dt = t - s->zlast[z][0], prev = s->zlast[z][1];
+  s->zlast[z][0] = t;
+  if (!(dt >= 0.0)) return 0; /* the first */
+  s->zlast[z][1] = dt;
+  s->zshrink[z] = dt < prev ? s->zshrink[z] + 1 : 0;
+  double h = s->zhyst[z];
+  if (s->zshrink[z] < 3 || !(h > 0.0) || !(dt * fabs(f[1]) < 100.0 * h)) return 0;
+  double r = dt / prev, t_acc = t + dt * r / (1.0 - r);
+  s->zshrink[z] = 0;
+  if (s->zeno++ == 0) s->zeno_t = t_acc;
+  if (s->zeno_continue) return 0;
+  const cdevs__sys_spec *sp = s->sp;
+  char what[300];
+  if (sp->file && sp->cross[z].line > 0)
+    snprintf(what, sizeof what, "the condition at %s:%d:%d", sp->file, sp->cross[z].line, sp->cross[z].col);
+  else
+    snprintf(what, sizeof what, "zero-crossing %u", z);
+  sys_fail(cx, t,
+           "Zeno behaviour: %s fires at ever shorter intervals (the last %.3g, %.3g of the one before), "
+           "accumulating at t = %.10g, where the model has no continuation; results are kept up to here "
+           "(--zeno continue goes on regardless)",
+           what, dt, r, t_acc);
+  return -1;
 }
 
 /* Crossing z's event at t: its handler, then its next crossing. Nonzero on failure
@@ -1326,7 +1434,10 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   int jumped = s->zjump[z];
   s->zsign[z] = (int8_t)to;
   const sys_crossing *c = &s->sp->cross[z];
-  if (to > 0 ? c->n_rise : c->n_fall) s->crossings++;
+  if (to > 0 ? c->n_rise : c->n_fall) {
+    s->crossings++;
+    if (zeno_watch(cx, s, z, t, f)) return -1;
+  }
   s->cur_cross = z;
   s->cur_touched = 0;
   int rc = to > 0 ? run_handler(cx, s, c->on_rise, c->n_rise, t) : run_handler(cx, s, c->on_fall, c->n_fall, t);
@@ -1399,6 +1510,8 @@ void cdevs__system_stats(const void *state, cdevs__sys_stats *st) {
   st->crossings = s->crossings;
   st->reinits = s->reinits;
   st->refreshes = s->refreshes;
+  st->zeno = s->zeno;
+  st->zeno_t = s->zeno_t;
 }
 
 double cdevs__system_x(const void *state, uint32_t i, double t) {

@@ -133,11 +133,14 @@ typedef struct cdevs__sys_arg {
    * secant of the last requantization (1), as QSS Solver does; the Jacobian still
    * gives the initial value and the value after a mode change. */
   int secant_a;
+  int zeno_continue; /* an accumulation of events is counted, not an error */
 } cdevs__sys_arg;
 
 /* Statistics of a running system (from its state). */
 typedef struct cdevs__sys_stats {
   uint64_t steps, crossings, reinits, refreshes; /* refreshes: of derivatives and of algebraic outputs */
+  uint64_t zeno;  /* accumulations run through */
+  double zeno_t;  /* the first one's estimated time */
 } cdevs__sys_stats;
 void cdevs__system_stats(const void *state, cdevs__sys_stats *st);
 /* A state's value at t. */
