@@ -1390,9 +1390,12 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
  * are not resolvable once the function's excursion between two of them, about the
  * interval times its slope at the root, is within 100 times the hysteresis: past
  * that the method misses one, and the ball falls through the floor. With at least
- * three shrinking intervals in a row before that, the sequence is taken as geometric
+ * four shrinking intervals in a row before that, the sequence is taken as geometric
  * and its accumulation point t + Δ·r/(1 − r) (r: the last ratio) is reported. Only
- * for functions of states (hysteresis > 0): those of time alone are exact. */
+ * for functions of states (hysteresis > 0; those of time alone are exact) whose
+ * handler leaves what the function reads alone (the caller's test): one that
+ * changes it, an ideal diode switching its own current, chatters in bursts in a
+ * sliding mode that the hysteresis resolves (QSS Solver's cuk converter). */
 static int zeno_watch(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, const double *f) {
   double dt = t - s->zlast[z][0], prev = s->zlast[z][1];
   s->zlast[z][0] = t;
@@ -1400,7 +1403,7 @@ static int zeno_watch(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, const d
   s->zlast[z][1] = dt;
   s->zshrink[z] = dt < prev ? s->zshrink[z] + 1 : 0;
   double h = s->zhyst[z];
-  if (s->zshrink[z] < 3 || !(h > 0.0) || !(dt * fabs(f[1]) < 100.0 * h)) return 0;
+  if (s->zshrink[z] < 4 || !(h > 0.0) || !(dt * fabs(f[1]) < 100.0 * h)) return 0;
   double r = dt / prev, t_acc = t + dt * r / (1.0 - r);
   s->zshrink[z] = 0;
   if (s->zeno++ == 0) s->zeno_t = t_acc;
@@ -1434,15 +1437,14 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   int jumped = s->zjump[z];
   s->zsign[z] = (int8_t)to;
   const sys_crossing *c = &s->sp->cross[z];
-  if (to > 0 ? c->n_rise : c->n_fall) {
-    s->crossings++;
-    if (zeno_watch(cx, s, z, t, f)) return -1;
-  }
+  int handled = to > 0 ? c->n_rise != 0 : c->n_fall != 0;
+  s->crossings += (uint64_t)handled;
   s->cur_cross = z;
   s->cur_touched = 0;
   int rc = to > 0 ? run_handler(cx, s, c->on_rise, c->n_rise, t) : run_handler(cx, s, c->on_fall, c->n_fall, t);
   s->cur_cross = UINT32_MAX;
   if (rc) return -1;
+  if (handled && !s->cur_touched && zeno_watch(cx, s, z, t, f)) return -1;
   if (!s->cur_touched && jumped) {
     if (plan_cross(cx, s, z, t)) return -1; /* from the value it jumped to */
   } else if (!s->cur_touched) {
