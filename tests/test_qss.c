@@ -427,10 +427,11 @@ static void test_stiff(void) {
        * The equations escape it through either of what they have and blocks lack:
        * the run's end as LIQSS2's horizon (q is then not exactly the steady state;
        * with an infinite one and the secant a the equations take 26 + 70) or the
-       * exact Jacobian. The upper bound is not derived: it holds today's defect
-       * (under three x2 steps per x1 step); ignoring the stale rule where |d1| is
-       * round-off gives 26 + 41 in a scratch build, and then x2 <= x1 + 16 holds. */
-      CHECK(n2 >= n1 && n2 <= 3 * n1);
+       * exact Jacobian. The upper bound is not derived: it holds today's defect,
+       * whose count moves with round-off (x2 takes 67 to 87 steps as the quanta
+       * vary by ±5%, x1 26 to 28); ignoring the stale rule where |d1| is round-off
+       * gives 26 + 41 in a scratch build, and then x2 <= x1 + 16 holds. */
+      CHECK(n2 >= n1 && n2 <= 4 * n1);
     }
     CHECK(maxerr[0] <= bound[0] && maxerr[1] <= bound[1]);
     lin_free(&L);
@@ -438,7 +439,11 @@ static void test_stiff(void) {
 }
 
 /* The LC transmission line of QSS Solver's models/lc_line (N = 200, QSS3, ΔQrel 1e-3,
- * ΔQmin 1e-6, t to 200): QSS Solver reports 279,061 transitions. */
+ * ΔQmin 1e-6, t to 200): QSS Solver reports 279,061 transitions. The same method at
+ * the same quanta differs from it only by round-off and the order of simultaneous
+ * events (4 transitions here, 0.0014%). Within 0.1%: QSS3's count goes as ΔQ^(-1/3),
+ * so that admits an effective quantum 0.3% off and catches a 1% one (+0.33%), where
+ * the ±5% this replaced let the quantum be 15% off. */
 static void test_lcline(void) {
   enum { N = 200 };
   cdevs_model *root = cdevs_root_new(NULL, "lc");
@@ -466,7 +471,7 @@ static void test_lcline(void) {
   uint64_t n = 0;
   for (int i = 0; i < N; i++) n += cdevs_integrator_steps(cdevs_sim_state(sim, x[i]));
   printf("lc line N=200 QSS3: %llu transitions (QSS Solver: 279061)\n", (unsigned long long)n);
-  CHECK(fabs((double)n - 279061.0) <= 0.05 * 279061.0);
+  CHECK(fabs((double)n - 279061.0) <= 1e-3 * 279061.0);
   cdevs_sim_free(sim);
   cdevs_model_free(root);
 }
