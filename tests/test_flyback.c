@@ -21,7 +21,7 @@ static size_t k_dcm;
 
 typedef struct run {
   uint64_t steps, transitions;
-  double err_i, err_v, vmax, imax;
+  double err_i, err_v, vmax;
   double err_i_start, err_i_dcm; /* err_i before and after k_dcm */
 } run;
 
@@ -35,7 +35,7 @@ static int simulate(cdevs_qss_method m, double dqrel, double dqmin, run *r) {
     return -1;
   }
   const cdevs_model *iL = cdevs_model_child(root, "iL"), *vC = cdevs_model_child(root, "vC");
-  r->err_i = r->err_v = r->vmax = r->imax = r->err_i_start = r->err_i_dcm = 0.0;
+  r->err_i = r->err_v = r->vmax = r->err_i_start = r->err_i_dcm = 0.0;
   for (size_t k = 0; k <= GRID; k++) {
     if (cdevs_sim_run(sim, tg[k])) {
       fprintf(stderr, "flyback run: %s\n", cdevs_sim_errmsg(sim));
@@ -50,7 +50,6 @@ static int simulate(cdevs_qss_method m, double dqrel, double dqmin, run *r) {
     if (fabs(i - ri[k]) > *ew) *ew = fabs(i - ri[k]);
     if (fabs(v - rv[k]) > r->err_v) r->err_v = fabs(v - rv[k]);
     if (fabs(rv[k]) > r->vmax) r->vmax = fabs(rv[k]);
-    if (fabs(ri[k]) > r->imax) r->imax = fabs(ri[k]);
   }
   cdevs_stats st;
   cdevs_sim_stats(sim, &st);
@@ -241,7 +240,7 @@ int main(void) {
     cdevs_model *m = cdevs_mo_add(root, "flyback", mo, CDEVS_QSS3, e.tol, e.abstol);
     cdevs_sim *sim;
     CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
-    double ei = 0, ev = 0, vmax = 0, imax = 0, eiw[2] = {0, 0};
+    double ei = 0, ev = 0, vmax = 0, eiw[2] = {0, 0};
     for (size_t k = 0; k <= GRID; k++) {
       if (!CHECK_RUN(cdevs_sim_run(sim, tg[k]))) break;
       const void *st = cdevs_sim_state(sim, m);
@@ -250,7 +249,6 @@ int main(void) {
       if (fabs(i - ri[k]) > eiw[k >= k_dcm]) eiw[k >= k_dcm] = fabs(i - ri[k]);
       if (fabs(v - rv[k]) > ev) ev = fabs(v - rv[k]);
       if (fabs(rv[k]) > vmax) vmax = fabs(rv[k]);
-      if (fabs(ri[k]) > imax) imax = fabs(ri[k]);
     }
     cdevs_mo_stats ms;
     cdevs_mo_stats_get(cdevs_sim_state(sim, m), &ms);
