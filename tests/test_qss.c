@@ -367,18 +367,28 @@ static void test_stiff(void) {
   const double xe[2] = {20.2, 0}, d0[2] = {x0[0] - xe[0], x0[1] - xe[1]};
   /* Relative quanta: the bound uses the largest quantum each state reaches. */
   const double dqmax[2] = {1e-3 * 20.2, 1e-3 * 20};
-  struct {
-    cdevs_qss_method m;
-    uint64_t lo, hi;
-  } runs[] = {{CDEVS_QSS2, 30000, 130000}, {CDEVS_LIQSS2, 33, 132}}; /* published: ≈65,000 and ≈66; within 2× */
+  /* LIQSS2's count for x1, derived. x1' = 0.01·x2 does not read x1 (a = 0), so x1
+   * takes LIQSS2's non-stiff step: q starts ΔQ off x with the slope x has
+   * τ* = √(2ΔQ/|x1''|) later, x touches q at τ* and leaves the 2·ΔQ band on the other
+   * side at (1 + √2)·τ*. Counted along the exact solution: 25.5 steps; the integral
+   * misses only the partial first step (inside the fast transient) and last one. */
+  double n1_want = 0.0;
+  for (double t = 0.0, h = 1e-3; t < 500.0; t += h) {
+    double d[2];
+    eig2_solve(&E, d0, t + 0.5 * h, d);
+    double x1 = d[0] + xe[0], x2 = d[1] + xe[1];
+    double x1dd = 0.01 * (2020.0 - 100.0 * x1 - 100.0 * x2), dq1 = fmax(1e-3, 1e-3 * fabs(x1));
+    n1_want += h * sqrt(fabs(x1dd) / (2.0 * dq1)) / (1.0 + sqrt(2.0));
+  }
+  const cdevs_qss_method methods[2] = {CDEVS_QSS2, CDEVS_LIQSS2};
   for (int r = 0; r < 2; r++) {
     lin L;
-    if (lin_build(&L, 2, A, b, x0, runs[r].m, 1e-3, 1e-3)) {
+    if (lin_build(&L, 2, A, b, x0, methods[r], 1e-3, 1e-3)) {
       check_failed++;
       return;
     }
     double maxerr[2] = {0, 0};
-    int li = runs[r].m >= CDEVS_LIQSS1;
+    int li = methods[r] >= CDEVS_LIQSS1;
     double bound[2] = {0, 0};
     for (int i = 0; i < 2; i++)
       for (int k = 0; k < 2; k++) {
@@ -395,18 +405,45 @@ static void test_stiff(void) {
         if (e > maxerr[i]) maxerr[i] = e;
       }
     }
-    uint64_t n = lin_steps(&L, 2);
-    printf("stiff %s: %llu steps, max error (%.3g, %.3g), bound (%.3g, %.3g)\n",
-           cdevs_qss_method_name(runs[r].m), (unsigned long long)n, maxerr[0], maxerr[1], bound[0],
-           bound[1]);
-    CHECK(n >= runs[r].lo && n <= runs[r].hi);
+    uint64_t n1 = cdevs_integrator_steps(cdevs_sim_state(L.sim, L.x[0]));
+    uint64_t n2 = cdevs_integrator_steps(cdevs_sim_state(L.sim, L.x[1]));
+    printf("stiff %s: %llu + %llu steps, max error (%.3g, %.3g), bound (%.3g, %.3g)\n",
+           cdevs_qss_method_name(methods[r]), (unsigned long long)n1, (unsigned long long)n2, maxerr[0],
+           maxerr[1], bound[0], bound[1]);
+    if (methods[r] == CDEVS_QSS2) {
+      CHECK(n1 + n2 >= 30000 && n1 + n2 <= 130000); /* published: ≈65,000; within 2× */
+    } else {
+      printf("stiff LIQSS2: x1 steps %llu, derived %.1f\n", (unsigned long long)n1, n1_want);
+      CHECK(fabs((double)n1 - n1_want) <= 2.0);
+      /* x2 (fast, a = -100): each requantization of x1 moves x2's equilibrium
+       * 20.2 - q1, and the implicit step re-places q2 there: at least one x2 step
+       * per x1 step. The equations (stiff.mo: 26 + 39 steps, published ≈66 in all)
+       * add 3 in the start-up transient and 10 near the end, where one jump of q1
+       * exceeds x2's band 2·ΔQ2 = 2e-3. The block diagram takes 72 today: once x2
+       * is on its slow manifold, x2'' is round-off, and quantizer.c's next_time
+       * ends the step at |d1/x2''| (the "q is stale" rule) with both terms
+       * round-off; those requantizations move q by 1e-14, so the secant a measured
+       * from them is -12.9 … -121.5 instead of -100 and the next q is misplaced.
+       * The equations escape it through either of what they have and blocks lack:
+       * the run's end as LIQSS2's horizon (q is then not exactly the steady state;
+       * with an infinite one and the secant a the equations take 26 + 70) or the
+       * exact Jacobian. The upper bound is not derived: it holds today's defect,
+       * whose count moves with round-off (x2 takes 67 to 87 steps as the quanta
+       * vary by ±5%, x1 26 to 28); ignoring the stale rule where |d1| is round-off
+       * gives 26 + 41 in a scratch build, and then x2 <= x1 + 16 holds. */
+      CHECK(n2 >= n1 && n2 <= 4 * n1);
+    }
     CHECK(maxerr[0] <= bound[0] && maxerr[1] <= bound[1]);
     lin_free(&L);
   }
 }
 
 /* The LC transmission line of QSS Solver's models/lc_line (N = 200, QSS3, ΔQrel 1e-3,
- * ΔQmin 1e-6, t to 200): QSS Solver reports 279,061 transitions. */
+ * ΔQmin 1e-6, t to 200): QSS Solver reports 279,061 transitions. The same method at
+ * the same quanta differs from it only by round-off and the order of simultaneous
+ * events (4 transitions here, 0.0014%). Within 0.1%: QSS3's count goes as ΔQ^(-1/3),
+ * so that admits an effective quantum 0.3% off and catches a 1% one (+0.33%), where
+ * the ±5% this replaced let the quantum be 15% off. */
 static void test_lcline(void) {
   enum { N = 200 };
   cdevs_model *root = cdevs_root_new(NULL, "lc");
@@ -434,7 +471,7 @@ static void test_lcline(void) {
   uint64_t n = 0;
   for (int i = 0; i < N; i++) n += cdevs_integrator_steps(cdevs_sim_state(sim, x[i]));
   printf("lc line N=200 QSS3: %llu transitions (QSS Solver: 279061)\n", (unsigned long long)n);
-  CHECK(fabs((double)n - 279061.0) <= 0.05 * 279061.0);
+  CHECK(fabs((double)n - 279061.0) <= 1e-3 * 279061.0);
   cdevs_sim_free(sim);
   cdevs_model_free(root);
 }
