@@ -226,7 +226,7 @@ static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic
     return NULL;
   }
   cdevs_model *m = arena_alloc(ri, sizeof *m);
-  coupled_part *cp = atomic ? &no_children : (m ? arena_alloc(ri, sizeof *cp) : NULL);
+  coupled_part *cp = !m ? NULL : atomic ? &no_children : arena_alloc(ri, sizeof *cp);
   const char *nm = cp ? name_dup(ri, name) : NULL;
   if (!nm) {
     cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding '%s'", name);
