@@ -641,6 +641,61 @@ static void test_messages(void) {
   CHECK_NEAR(cdevs_value_eval(&tv, 2.0), 1.0 + 4.0 + 2.0 - 8.0, 0);
 }
 
+/* The C library's allocator, but freed blocks are overwritten and held back (as a
+ * sanitizer's quarantine does), so that anything still read from them afterwards (a
+ * function pointer in a freed simulator) is garbage even without a sanitizer. */
+static void *quarantine[256];
+static int nquarantine;
+static void *scrubbing_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud;
+  if (nsize == 0) {
+    if (!ptr) return NULL;
+    memset(ptr, 0xa5, osize);
+    if (nquarantine < 256)
+      quarantine[nquarantine++] = ptr;
+    else
+      free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, nsize);
+}
+static void quarantine_free(void) {
+  while (nquarantine) free(quarantine[--nquarantine]);
+}
+
+static cdevs_msg *escaped;
+static void keep_root_msg(void *ud, double t, int port, const cdevs_value *v) {
+  (void)ud, (void)t, (void)port;
+  if (v->kind == CDEVS_MSG && !escaped) escaped = cdevs_msg_retain(v->u.msg);
+}
+
+/* A message created with the simulator's allocator and kept by the caller outlives the
+ * simulator: it must not need the freed simulator to free itself. */
+static void test_message_outlives_sim(void) {
+  destroyed = 0;
+  escaped = NULL;
+  const cdevs_alloc scrub = {scrubbing_realloc, NULL};
+  cdevs_model *root = cdevs_root_new(&scrub, "m");
+  cdevs_port_add(root, CDEVS_OUT, "out", CDEVS_MSG);
+  cdevs_model *src = cdevs_atomic_add(root, "src", &msg_ops, NULL);
+  cdevs_connect(root, src, "out", root, "out");
+  cdevs_sim *sim = NULL;
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  static const cdevs_observer keep = {NULL, NULL, keep_root_msg};
+  CHECK_EQ_INT(cdevs_sim_observe(sim, &keep, NULL), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_sim_run(sim, 10.0), CDEVS_OK);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  CHECK(escaped != NULL);
+  if (!escaped) return;
+  CHECK_EQ_INT(cdevs_msg_refs(escaped), 1);
+  CHECK_NEAR(*(double *)cdevs_msg_data(escaped), 42.0, 0);
+  CHECK_EQ_INT(destroyed, 0);
+  cdevs_msg_release(escaped);
+  CHECK_EQ_INT(destroyed, 1);
+  quarantine_free();
+}
+
 /* ---- traces are deterministic --------------------------------------------------------------- */
 
 static char *slurp(const char *path) {
@@ -698,6 +753,7 @@ int main(void) {
   test_validation();
   test_run_errors();
   test_messages();
+  test_message_outlives_sim();
   test_horizon();
   test_trace();
   return check_report("test_core");
