@@ -580,6 +580,61 @@ static void test_run_errors(void) {
   cdevs_sim_free(NULL);
 }
 
+/* ---- a tree in use is frozen ------------------------------------------------------------------ */
+
+/* Changing a tree while a simulator built from it lives (whose arrays are sized and
+ * indexed by the tree as flattened) is refused, located, and leaves the tree as it was;
+ * once the simulator is freed the tree may change and be simulated again. */
+static void test_frozen_tree(void) {
+  static const char *const want[4] = {
+      "model 'f': cannot add model 'late': the model tree is in use by 1 simulator "
+      "(cdevs_sim_new); free it first",
+      "model 'f.b': cannot add port 'late': the model tree is in use by 1 simulator "
+      "(cdevs_sim_new); free it first",
+      "model 'f': cannot add a coupling from 'a': the model tree is in use by 2 simulators "
+      "(cdevs_sim_new); free them first",
+      "model 'f': cannot set the priority of 'b': the model tree is in use by 1 simulator "
+      "(cdevs_sim_new); free it first"};
+  for (int k = 0; k < 4; k++) {
+    cdevs_model *root = cdevs_root_new(NULL, "f");
+    cdevs_generator_params g = {1.0, 1.0};
+    cdevs_model *a = cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
+    cdevs_model *b = cdevs_coupled_add(root, "b");
+    cdevs_atomic_add(b, "p", &probe_ops, &(double){2.0});
+    cdevs_port_add(b, CDEVS_IN, "in", CDEVS_ANY);
+    cdevs_sim *sim = NULL, *sim2 = NULL;
+    CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+    if (k == 2) CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim2), CDEVS_OK);
+    if (k == 0) CHECK(cdevs_atomic_add(root, "late", &probe_ops, &(double){1.0}) == NULL);
+    if (k == 1) CHECK_EQ_INT(cdevs_port_add(b, CDEVS_OUT, "late", CDEVS_ANY), CDEVS_ESTATE);
+    if (k == 2) CHECK_EQ_INT(cdevs_connect(root, a, "out", b, "in"), CDEVS_ESTATE);
+    if (k == 3) cdevs_model_set_priority(b, -1);
+    CHECK_EQ_INT(cdevs_model_status(root), CDEVS_ESTATE);
+    CHECK_STR(cdevs_model_errmsg(root), want[k]);
+    cdevs_model_counts c;
+    cdevs_model_counts_get(root, &c);
+    CHECK_EQ_INT(c.atomics, 2);
+    CHECK_EQ_INT(c.coupled, 2);
+    CHECK_EQ_INT(c.ic, 0);
+    CHECK_EQ_INT(cdevs_port_count(b, CDEVS_OUT), 0);
+    CHECK_EQ_INT(cdevs_sim_run(sim, 10.0), CDEVS_OK); /* the simulator is unharmed */
+    cdevs_sim_free(sim2);
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+  }
+  /* freed simulators unfreeze the tree */
+  cdevs_model *root = cdevs_root_new(NULL, "f");
+  cdevs_atomic_add(root, "a", &probe_ops, &(double){1.0});
+  cdevs_sim *sim = NULL;
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  cdevs_sim_free(sim);
+  CHECK(cdevs_atomic_add(root, "b", &probe_ops, &(double){1.0}) != NULL);
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_sim_atomic_count(sim), 2);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+}
+
 /* ---- messages -------------------------------------------------------------------------------- */
 
 static int destroyed;
@@ -752,6 +807,7 @@ int main(void) {
   test_fan_out_fan_in();
   test_validation();
   test_run_errors();
+  test_frozen_tree();
   test_messages();
   test_message_outlives_sim();
   test_horizon();

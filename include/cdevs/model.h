@@ -79,6 +79,9 @@ typedef enum cdevs_dir { CDEVS_IN = 0, CDEVS_OUT = 1 } cdevs_dir;
  * call on that tree does nothing, and cdevs_model_status / cdevs_sim_new report it.
  * So a builder can make all its calls and check once. Functions that return a model
  * return NULL on failure and accept NULL parents (they then do nothing).
+ * While a simulator built from a tree lives (cdevs_sim_new .. cdevs_sim_free), the tree
+ * is frozen: adding a model, a port or a coupling, or changing a priority, is refused
+ * with CDEVS_ESTATE, recorded like any other building error.
  */
 
 /* A new root coupled model. a may be NULL (the C library allocator); it is copied. */

@@ -70,6 +70,20 @@ void cdevs_model_fail(cdevs_model *m, cdevs_status st, const char *fmt, ...) {
 
 static bool usable(const cdevs_model *m) { return m && m->ri->status == CDEVS_OK; }
 
+/* Usable, and not frozen: a simulator holds arrays sized and indexed by the tree as it
+ * was flattened, so while one lives the tree must not change (the change is refused as
+ * a building error, and the tree stays as the simulator knows it). */
+static bool editable(cdevs_model *m, const char *action, const char *name) {
+  if (!usable(m)) return false;
+  uint32_t n = atomic_load(&m->ri->nsims);
+  if (n == 0) return true;
+  cdevs__model_error(m, CDEVS_ESTATE,
+                     "cannot %s '%s': the model tree is in use by %u simulator%s "
+                     "(cdevs_sim_new); free %s first",
+                     action, name ? name : "(null)", n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+  return false;
+}
+
 cdevs_status cdevs_model_status(const cdevs_model *m) {
   return m ? m->ri->status : CDEVS_EINVAL;
 }
@@ -201,7 +215,7 @@ static int32_t child_find(const cdevs_model *m, const char *name) {
 }
 
 static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic) {
-  if (!usable(parent)) return NULL;
+  if (!editable(parent, "add model", name)) return NULL;
   root_info *ri = parent->ri;
   if (parent->atomic) {
     cdevs__model_error(parent, CDEVS_EINVAL, "an atomic model cannot hold '%s'",
@@ -257,7 +271,7 @@ static uint32_t port_list_len(const cdevs_port_def *p) {
 
 cdevs_model *cdevs_atomic_add(cdevs_model *parent, const char *name,
                               const cdevs_atomic_ops *ops, const void *arg) {
-  if (!usable(parent)) return NULL;
+  if (!editable(parent, "add model", name)) return NULL;
   if (!ops || !ops->ta) {
     cdevs__model_error(parent, CDEVS_EINVAL, "atomic '%s' needs an ops table with ta",
                        name ? name : "(null)");
@@ -334,7 +348,7 @@ static int own_ports(cdevs_model *m) {
 }
 
 int cdevs_port_add(cdevs_model *m, cdevs_dir dir, const char *name, cdevs_kind kind) {
-  if (!usable(m)) return m ? m->ri->status : CDEVS_EINVAL;
+  if (!editable(m, "add port", name)) return m ? m->ri->status : CDEVS_EINVAL;
   if (dir != CDEVS_IN && dir != CDEVS_OUT) {
     cdevs__model_error(m, CDEVS_EINVAL, "port direction must be CDEVS_IN or CDEVS_OUT");
     return CDEVS_EINVAL;
@@ -372,7 +386,8 @@ int cdevs_port_add(cdevs_model *m, cdevs_dir dir, const char *name, cdevs_kind k
 
 cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cdevs_model *to,
                              int tp) {
-  if (!usable(parent)) return parent ? parent->ri->status : CDEVS_EINVAL;
+  if (!editable(parent, "add a coupling from", from ? from->name : NULL))
+    return parent ? parent->ri->status : CDEVS_EINVAL;
   if (parent->atomic) {
     cdevs__model_error(parent, CDEVS_ECOUPLING, "couplings belong to coupled models");
     return CDEVS_ECOUPLING;
@@ -425,7 +440,8 @@ cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cde
 
 cdevs_status cdevs_connect(cdevs_model *parent, cdevs_model *from, const char *from_port,
                            cdevs_model *to, const char *to_port) {
-  if (!usable(parent)) return parent ? parent->ri->status : CDEVS_EINVAL;
+  if (!editable(parent, "add a coupling from", from ? from->name : NULL))
+    return parent ? parent->ri->status : CDEVS_EINVAL;
   if (!from || !to || !from_port || !to_port) {
     cdevs__model_error(parent, CDEVS_EINVAL, "cdevs_connect: NULL model or port name");
     return CDEVS_EINVAL;
@@ -463,7 +479,7 @@ void cdevs_model_counts_get(const cdevs_model *m, cdevs_model_counts *c) {
 }
 
 void cdevs_model_set_priority(cdevs_model *m, int priority) {
-  if (m) m->priority = priority;
+  if (m && (!m->parent || editable(m->parent, "set the priority of", m->name))) m->priority = priority;
 }
 
 const char *cdevs_model_name(const cdevs_model *m) { return m ? m->name : NULL; }

@@ -158,6 +158,7 @@ void cdevs_sim_free(cdevs_sim *s) {
   CDEVS_FREEARR(a, s->links, s->caplinks);
   CDEVS_FREEARR(a, s->evs, s->capevs);
   CDEVS_FREEARR(a, s->inj, s->capinj);
+  atomic_fetch_sub(&s->root->ri->nsims, 1);
   cdevs_alloc copy = *a;
   cdevs__free(&copy, s, sizeof *s);
 }
@@ -194,6 +195,7 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   cdevs_sim *s = cdevs__calloc(a, 1, sizeof *s);
   if (!s) return CDEVS_ENOMEM;
   s->root = root;
+  atomic_fetch_add(&root->ri->nsims, 1); /* frozen until cdevs_sim_free */
   s->alloc = *a;
   a = &s->alloc;
   s->opts = o;
