@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cdevs/cdevs.h"
 #include "check.h"
@@ -97,7 +98,34 @@ static void check_one(cdevs_devstone_type type, uint32_t d, uint32_t w) {
   cdevs_model_free(root);
 }
 
+/* Trees far deeper than the C stack allows recursion for (200,000 levels: recursive
+ * building, flattening, freeing and naming each overflowed 8 MB) build, run and free. */
+static void test_deep(void) {
+  check_one(CDEVS_DEVSTONE_LI, 200000, 2);
+  check_one(CDEVS_DEVSTONE_HO, 200000, 2);
+  /* the innermost atomic's path: devstone.l199999.l199998. … .l1.a0 */
+  cdevs_devstone_params p = {CDEVS_DEVSTONE_LI, 200000, 1, 0.0, 0.0};
+  cdevs_model *root = cdevs_devstone_build(NULL, &p);
+  CHECK_EQ_INT(cdevs_model_status(root), CDEVS_OK);
+  cdevs_model *m = root;
+  char name[32];
+  for (uint32_t k = p.depth - 1; k >= 1 && m; k--) {
+    snprintf(name, sizeof name, "l%u", k);
+    m = cdevs_model_child(m, name);
+  }
+  m = cdevs_model_child(m, "a0");
+  CHECK(m != NULL);
+  /* ".l" + digits for each of the 199,999 levels: 9 one-digit, 90 two-digit, … */
+  size_t want = strlen("devstone") + strlen(".a0");
+  for (uint32_t k = 1; k < p.depth; k++) want += 2 + (size_t)snprintf(name, sizeof name, "%u", k);
+  char buf[40];
+  CHECK_EQ_INT(cdevs_model_path(m, buf, sizeof buf), want);
+  CHECK_STR(buf, "devstone.l199999.l199998.l199997.l19999"); /* 39 characters and the NUL */
+  cdevs_model_free(root);
+}
+
 int main(void) {
+  test_deep();
   static const uint32_t ds[] = {1, 2, 3, 4, 7};
   static const uint32_t ws[] = {1, 2, 3, 5, 8};
   for (int t = CDEVS_DEVSTONE_LI; t <= CDEVS_DEVSTONE_HOMOD; t++)

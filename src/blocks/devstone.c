@@ -105,24 +105,21 @@ static cdevs_model *atomic(cdevs_model *parent, const char *fmt, uint32_t a, uin
   return cdevs_atomic_add(parent, name, &ds_ops, arg);
 }
 
-/* Fills coupled model c as a DEVStone level of depth k. */
-static void level(cdevs_model *c, const cdevs_devstone_params *p, uint32_t k, const ds_arg *arg) {
+/* The ports of a DEVStone level (a coupled model). */
+static void level_ports(cdevs_model *c, const cdevs_devstone_params *p) {
   bool ho = p->type == CDEVS_DEVSTONE_HO, homod = p->type == CDEVS_DEVSTONE_HOMOD;
   cdevs_port_add(c, CDEVS_IN, "in", CDEVS_INT);
   if (ho || homod) cdevs_port_add(c, CDEVS_IN, "in2", CDEVS_INT);
   cdevs_port_add(c, CDEVS_OUT, "out", CDEVS_INT);
   if (ho) cdevs_port_add(c, CDEVS_OUT, "out2", CDEVS_INT);
-  if (k == 1) { /* innermost: a single atomic */
-    cdevs_model *a = atomic(c, "a%u", 0, 0, arg);
-    cdevs_connect(c, c, "in", a, "in");
-    cdevs_connect(c, a, "out", c, "out");
-    return;
-  }
+}
+
+/* Fills coupled model c (its ports added) as a DEVStone level of depth k > 1 around
+ * child, the level of depth k - 1 (its ports added, its contents not yet). */
+static void level(cdevs_model *c, cdevs_model *child, const cdevs_devstone_params *p,
+                  const ds_arg *arg) {
+  bool ho = p->type == CDEVS_DEVSTONE_HO, homod = p->type == CDEVS_DEVSTONE_HOMOD;
   char name[32];
-  snprintf(name, sizeof name, "l%u", k - 1);
-  cdevs_model *child = cdevs_coupled_add(c, name);
-  if (!child) return;
-  level(child, p, k - 1, arg);
   cdevs_connect(c, c, "in", child, "in");
   cdevs_connect(c, child, "out", c, "out");
   uint32_t w = p->width;
@@ -182,7 +179,24 @@ cdevs_model *cdevs_devstone_build(const cdevs_alloc *a, const cdevs_devstone_par
     return root;
   }
   ds_arg arg = {p->int_delay_ms, p->ext_delay_ms};
-  level(root, p, p->depth, &arg);
+  /* Level by level from the outside in (a loop, not recursion: depth is unbounded);
+     the innermost level holds a single atomic. */
+  cdevs_model *c = root;
+  level_ports(c, p);
+  for (uint32_t k = p->depth; k > 1 && c; k--) {
+    char name[32];
+    snprintf(name, sizeof name, "l%u", k - 1);
+    cdevs_model *child = cdevs_coupled_add(c, name);
+    if (!child) break;
+    level_ports(child, p);
+    level(c, child, p, &arg);
+    c = child;
+  }
+  if (c && cdevs_model_status(root) == CDEVS_OK) {
+    cdevs_model *inner = atomic(c, "a%u", 0, 0, &arg);
+    cdevs_connect(c, c, "in", inner, "in");
+    cdevs_connect(c, inner, "out", c, "out");
+  }
   return root;
 }
 

@@ -28,6 +28,8 @@ typedef struct flat {
   uint32_t ncoupled;
   dest *out;           /* destinations being collected */
   uint32_t nout, capout;
+  struct fframe *fstack; /* follow's stack */
+  uint32_t nfstack, capfstack;
   bool oom;
 } flat;
 
@@ -61,34 +63,79 @@ static int cmp_child(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : (a->index > b->index);
 }
 
-/* Gives every atomic its id in depth-first select order; records coupled models. */
-static cdevs_status walk(flat *f, const cdevs_model *m) {
+/* A coupled model being walked: its children in select order and the next to visit. */
+typedef struct wframe {
+  const cdevs_model *m;
+  cdevs_model *const *kids; /* the children array, or a sorted copy (owned) */
+  uint32_t i;
+  bool owned;
+} wframe;
+
+/* Gives every atomic its id in depth-first select order and records the coupled models,
+ * with an explicit stack of coupled models (trees may be deeper than the C stack). */
+static cdevs_status walk(flat *f, const cdevs_model *root) {
   cdevs_sim *s = f->s;
-  if (m->atomic) {
-    uint32_t id = s->n++;
-    s->model[id] = m;
-    s->ops[id] = m->ops;
-    s->out_base[id + 1] = s->out_base[id] + m->nports[CDEVS_OUT];
-    return CDEVS_OK;
-  }
-  f->coupled[f->ncoupled++] = m;
-  bool sorted = true;
-  for (uint32_t i = 0; i < m->cp->nchildren; i++)
-    if (m->cp->children[i]->priority != 0) sorted = false;
-  if (sorted) {
-    for (uint32_t i = 0; i < m->cp->nchildren; i++) {
-      cdevs_status st = walk(f, m->cp->children[i]);
-      if (st) return st;
-    }
-    return CDEVS_OK;
-  }
-  const cdevs_model **kids = cdevs__calloc(f->a, m->cp->nchildren, sizeof *kids);
-  if (!kids) return CDEVS_ENOMEM;
-  memcpy(kids, m->cp->children, m->cp->nchildren * sizeof *kids);
-  qsort(kids, m->cp->nchildren, sizeof *kids, cmp_child);
+  wframe *stack = NULL;
+  uint32_t depth = 0, cap = 0;
   cdevs_status st = CDEVS_OK;
-  for (uint32_t i = 0; i < m->cp->nchildren && !st; i++) st = walk(f, kids[i]);
-  cdevs__free(f->a, kids, m->cp->nchildren * sizeof *kids);
+  const cdevs_model *m = root; /* the next model to enter */
+  for (;;) {
+    if (m && m->atomic) {
+      uint32_t id = s->n++;
+      s->model[id] = m;
+      s->ops[id] = m->ops;
+      uint32_t base = s->out_base[id], np = m->nports[CDEVS_OUT];
+      if (base > UINT32_MAX - np) {
+        cdevs__model_error((cdevs_model *)(uintptr_t)root, CDEVS_ENOMEM,
+                           "more than %u output ports of atomic models", UINT32_MAX);
+        st = CDEVS_ENOMEM;
+        break;
+      }
+      s->out_base[id + 1] = base + np;
+    } else if (m) {
+      f->coupled[f->ncoupled++] = m;
+      if (CDEVS_GROW(f->a, stack, cap, depth + 1)) {
+        st = CDEVS_ENOMEM;
+        break;
+      }
+      wframe *w = &stack[depth++];
+      w->m = m;
+      w->kids = m->cp->children;
+      w->i = 0;
+      w->owned = false;
+      uint32_t nk = m->cp->nchildren;
+      for (uint32_t i = 0; i < nk; i++)
+        if (m->cp->children[i]->priority != 0) w->owned = true;
+      if (w->owned) {
+        cdevs_model **kids = cdevs__calloc(f->a, nk, sizeof *kids);
+        if (!kids) {
+          w->owned = false;
+          st = CDEVS_ENOMEM;
+          break;
+        }
+        memcpy(kids, m->cp->children, nk * sizeof *kids);
+        qsort(kids, nk, sizeof *kids, cmp_child);
+        w->kids = kids;
+      }
+    }
+    /* the next child of the innermost coupled model not yet finished */
+    m = NULL;
+    while (depth && !m) {
+      wframe *w = &stack[depth - 1];
+      if (w->i < w->m->cp->nchildren) {
+        m = w->kids[w->i++];
+      } else {
+        if (w->owned) cdevs__free(f->a, (void *)(uintptr_t)w->kids, w->m->cp->nchildren * sizeof *w->kids);
+        depth--;
+      }
+    }
+    if (!m) break;
+  }
+  while (depth) { /* after a failure */
+    wframe *w = &stack[--depth];
+    if (w->owned) cdevs__free(f->a, (void *)(uintptr_t)w->kids, w->m->cp->nchildren * sizeof *w->kids);
+  }
+  CDEVS_FREEARR(f->a, stack, cap);
   return st;
 }
 
@@ -154,25 +201,21 @@ static void add_dest(flat *f, uint32_t model, uint32_t port) {
 
 static uint32_t atomic_id(const flat *f, const cdevs_model *m);
 
-/* Visits the couplings of m leaving (src, port) and follows each to atomic inputs. */
-static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port);
+/* Where a chain of couplings is being followed: the couplings of m leaving (src, port)
+   are order[pos .. ) while they still match. */
+typedef struct fframe {
+  const cdevs_model *m;
+  const cindex *ci;
+  uint32_t pos;
+  int32_t src, port;
+} fframe;
 
-static void arrive(flat *f, const cdevs_model *m, int32_t dst, int32_t port) {
-  if (dst < 0) { /* EOC: leave m by its output port */
-    if (!m->parent)
-      add_dest(f, ROOT_OUT, (uint32_t)port);
-    else
-      follow(f, m->parent, m->index, port);
+/* Pushes the couplings of m leaving (src, port): a binary search for the first one. */
+static void push_follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
+  if (CDEVS_GROW(f->a, f->fstack, f->capfstack, f->nfstack + 1)) {
+    f->oom = true;
     return;
   }
-  const cdevs_model *c = m->cp->children[dst];
-  if (c->atomic)
-    add_dest(f, atomic_id(f, c), (uint32_t)port);
-  else
-    follow(f, c, -1, port); /* EIC of the child */
-}
-
-static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
   const cindex *ci = find_index(f, m);
   uint32_t lo = 0, hi = m->cp->ncouplings;
   while (lo < hi) { /* first coupling with source >= (src, port) */
@@ -183,11 +226,48 @@ static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
     else
       hi = mid;
   }
-  for (; lo < m->cp->ncouplings; lo++) {
-    const coupling *c = &m->cp->couplings[ci->order[lo]];
-    if (c->src != src || c->src_port != port) break;
-    arrive(f, m, c->dst, c->dst_port);
+  fframe *w = &f->fstack[f->nfstack++];
+  w->m = m;
+  w->ci = ci;
+  w->pos = lo;
+  w->src = src;
+  w->port = port;
+}
+
+/* Collects, in coupling order depth first, the atomic input ports (and root output
+ * ports) that (src, port) of m reaches through any chain of couplings. The chain goes
+ * up through EOCs, then down through ICs and EICs, so it is at most twice the depth
+ * of the tree; it is kept on an explicit stack all the same. */
+static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
+  uint32_t base = f->nfstack;
+  push_follow(f, m, src, port);
+  while (f->nfstack > base && !f->oom) {
+    fframe *w = &f->fstack[f->nfstack - 1];
+    const cdevs_model *cm = w->m;
+    if (w->pos >= cm->cp->ncouplings) {
+      f->nfstack--;
+      continue;
+    }
+    const coupling *c = &cm->cp->couplings[w->ci->order[w->pos]];
+    if (c->src != w->src || c->src_port != w->port) {
+      f->nfstack--;
+      continue;
+    }
+    w->pos++;
+    if (c->dst < 0) { /* EOC: leave cm by its output port */
+      if (!cm->parent)
+        add_dest(f, ROOT_OUT, (uint32_t)c->dst_port);
+      else
+        push_follow(f, cm->parent, cm->index, c->dst_port);
+      continue;
+    }
+    const cdevs_model *child = cm->cp->children[c->dst];
+    if (child->atomic)
+      add_dest(f, atomic_id(f, child), (uint32_t)c->dst_port);
+    else
+      push_follow(f, child, -1, c->dst_port); /* EIC of the child */
   }
+  f->nfstack = base;
 }
 
 /* The id of an atomic model: id_of lists the ids sorted by model address. */
@@ -293,5 +373,6 @@ done:
   cdevs__free(a, f.coupled, ncoupled * sizeof *f.coupled);
   cdevs__free(a, f.id_of, n * sizeof *f.id_of);
   CDEVS_FREEARR(a, f.out, f.capout);
+  CDEVS_FREEARR(a, f.fstack, f.capfstack);
   return st;
 }

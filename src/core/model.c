@@ -123,11 +123,10 @@ cdevs_model *cdevs_root_new(const cdevs_alloc *a, const char *name) {
   return m;
 }
 
-/* Frees what the nodes allocated outside the arena. */
+/* Frees what one node allocated outside the arena (its children's are freed already). */
 static void node_free(const cdevs_alloc *a, cdevs_model *m) {
   coupled_part *cp = m->cp;
   if (!m->atomic) {
-    for (uint32_t i = 0; i < cp->nchildren; i++) node_free(a, cp->children[i]);
     CDEVS_FREEARR(a, cp->children, cp->capchildren);
     CDEVS_FREEARR(a, cp->ix.slot, cp->ix.cap);
     CDEVS_FREEARR(a, cp->couplings, cp->capcouplings);
@@ -142,11 +141,26 @@ static void node_free(const cdevs_alloc *a, cdevs_model *m) {
   }
 }
 
+/* Frees every node below and including root in post-order, without recursion (a tree
+ * may be deeper than the stack): each coupled node's child count serves as the cursor,
+ * and the walk climbs back by the parent links. */
+static void tree_free(const cdevs_alloc *a, cdevs_model *root) {
+  cdevs_model *m = root;
+  while (m) {
+    if (!m->atomic && m->cp->nchildren) {
+      m = m->cp->children[--m->cp->nchildren];
+      continue;
+    }
+    node_free(a, m);
+    m = m == root ? NULL : m->parent;
+  }
+}
+
 void cdevs_model_free(cdevs_model *root) {
   if (!root) return;
   root_info *ri = root->ri;
   cdevs_alloc a = ri->alloc;
-  node_free(&a, root);
+  tree_free(&a, root);
   for (arena_chunk *c = ri->arena, *next; c; c = next) {
     next = c->next;
     cdevs__free(&a, c, sizeof(arena_chunk) + c->size);
@@ -258,6 +272,11 @@ static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic
 }
 
 cdevs_model *cdevs_coupled_add(cdevs_model *parent, const char *name) {
+  if (usable(parent) && parent->ri->n_coupled >= UINT32_MAX) { /* flattening counts them in 32 bits */
+    cdevs__model_error(parent, CDEVS_ENOMEM, "cannot add '%s': a tree holds at most %u coupled models",
+                       name ? name : "(null)", UINT32_MAX);
+    return NULL;
+  }
   cdevs_model *m = child_new(parent, name, false);
   if (m) m->ri->n_coupled++;
   return m;
@@ -280,6 +299,11 @@ cdevs_model *cdevs_atomic_add(cdevs_model *parent, const char *name,
   if (ops->arg_size && !arg) {
     cdevs__model_error(parent, CDEVS_EINVAL, "atomic '%s' of type %s needs an argument",
                        name ? name : "(null)", ops->type ? ops->type : "?");
+    return NULL;
+  }
+  if (parent->ri->n_atomic == UINT32_MAX) { /* atomic ids are 32-bit */
+    cdevs__model_error(parent, CDEVS_ENOMEM, "cannot add '%s': a tree holds at most %u atomic models",
+                       name ? name : "(null)", UINT32_MAX);
     return NULL;
   }
   cdevs_model *m = child_new(parent, name, true);
@@ -498,15 +522,20 @@ size_t cdevs_model_path(const cdevs_model *m, char *buf, size_t size) {
     if (size) buf[0] = '\0';
     return 0;
   }
-  size_t n = m->parent ? cdevs_model_path(m->parent, buf, size) : 0;
-  size_t len = strlen(m->name);
-  if (m->parent) {
-    if (n + 1 < size) buf[n] = '.';
-    n++;
+  /* The whole length first, then the names from the last back to the root, each
+     copied only as far as it fits (no recursion: trees may be very deep). */
+  size_t n = 0;
+  for (const cdevs_model *p = m; p; p = p->parent) n += strlen(p->name) + (p->parent ? 1 : 0);
+  size_t end = n;
+  for (const cdevs_model *p = m; p; p = p->parent) {
+    size_t len = strlen(p->name);
+    end -= len;
+    for (size_t i = 0; i < len && end + i + 1 < size; i++) buf[end + i] = p->name[i];
+    if (p->parent) {
+      end--;
+      if (end + 1 < size) buf[end] = '.';
+    }
   }
-  for (size_t i = 0; i < len; i++)
-    if (n + i + 1 < size) buf[n + i] = m->name[i];
-  n += len;
   if (size) buf[n < size ? n : size - 1] = '\0';
   return n;
 }

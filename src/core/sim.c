@@ -193,7 +193,12 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   if (o.max_transitions_per_instant == 0) o.max_transitions_per_instant = 1000000;
   const cdevs_alloc *a = &root->ri->alloc;
   cdevs_sim *s = cdevs__calloc(a, 1, sizeof *s);
-  if (!s) return CDEVS_ENOMEM;
+  if (!s) {
+    cdevs__model_error((cdevs_model *)(uintptr_t)root, CDEVS_ENOMEM,
+                       "out of memory building the simulator of %u atomic models",
+                       root->ri->n_atomic);
+    return CDEVS_ENOMEM;
+  }
   s->root = root;
   atomic_fetch_add(&root->ri->nsims, 1); /* frozen until cdevs_sim_free */
   s->alloc = *a;
@@ -278,6 +283,10 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   return CDEVS_OK;
 
 fail:
+  if (st == CDEVS_ENOMEM)
+    cdevs__model_error((cdevs_model *)(uintptr_t)root, st,
+                       "out of memory building the simulator of %u atomic models",
+                       root->ri->n_atomic);
   cdevs_sim_free(s);
   return st;
 }
