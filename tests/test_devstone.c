@@ -153,6 +153,24 @@ int main(void) {
   CHECK_EQ_INT(cdevs_model_status(root), CDEVS_EINVAL);
   CHECK_CONTAINS(cdevs_model_errmsg(root), "depth >= 1");
   cdevs_model_free(root);
+  /* sizes that cannot fit are refused before building, saying what they need:
+     LI 2 x 4e9 is (w-1)(d-1)+1 = 4e9 atomics and w(d-1)+1 + d couplings (>= 300 B an
+     atomic: 1.2 TB); HO 65537 x 65537
+     is 65536^2 + 1 > 2^32 atomics, more than ids can number */
+  cdevs_devstone_params huge = {CDEVS_DEVSTONE_LI, 2, 4000000000u, 0, 0};
+  root = cdevs_devstone_build(NULL, &huge);
+  CHECK_EQ_INT(cdevs_model_status(root), CDEVS_ENOMEM);
+  CHECK_CONTAINS(cdevs_model_errmsg(root), "DEVStone LI depth 2 width 4000000000 needs at least 1");
+  CHECK_CONTAINS(cdevs_model_errmsg(root), " GB (4000000000 atomic models, 4000000003 couplings)");
+  cdevs_model_counts mc;
+  cdevs_model_counts_get(root, &mc);
+  CHECK_EQ_INT(mc.atomics, 0); /* refused before building anything */
+  cdevs_model_free(root);
+  cdevs_devstone_params many = {CDEVS_DEVSTONE_HO, 65537, 65537, 0, 0};
+  root = cdevs_devstone_build(NULL, &many);
+  CHECK_EQ_INT(cdevs_model_status(root), CDEVS_ENOMEM);
+  CHECK_CONTAINS(cdevs_model_errmsg(root), "at most 4294967295 fit in one model");
+  cdevs_model_free(root);
   CHECK_EQ_INT(cdevs_devstone_type_parse("homod"), CDEVS_DEVSTONE_HOMOD);
   CHECK_EQ_INT(cdevs_devstone_type_parse("XX"), -1);
   return check_report("test_devstone");

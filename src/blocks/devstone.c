@@ -167,6 +167,43 @@ static void level(cdevs_model *c, cdevs_model *child, const cdevs_devstone_param
   }
 }
 
+/* Memory a built and flattened model takes, per atomic model, coupling and coupled
+ * model (peak RSS measured at 1e6..2e6 atomics: 322-384 B per atomic with its share of
+ * couplings, 800 B per coupled model), rounded down: a lower bound, so that a model
+ * refused would certainly not have fitted. */
+#define BYTES_PER_ATOMIC 300.0
+#define BYTES_PER_COUPLING 16.0
+#define BYTES_PER_COUPLED 600.0
+
+/* The model's size from the published formulas, in doubles (exact up to 2^53, and no
+ * overflow whatever the parameters); the byte estimate as above. */
+static double estimate(const cdevs_devstone_params *p, double *atomics, double *couplings) {
+  double d = p->depth, w = p->width;
+  double eic, ic, eoc;
+  switch (p->type) {
+  case CDEVS_DEVSTONE_LI:
+    *atomics = (w - 1) * (d - 1) + 1;
+    eic = w * (d - 1) + 1, ic = 0, eoc = d;
+    break;
+  case CDEVS_DEVSTONE_HI:
+    *atomics = (w - 1) * (d - 1) + 1;
+    eic = w * (d - 1) + 1, ic = w > 2 ? (w - 2) * (d - 1) : 0, eoc = d;
+    break;
+  case CDEVS_DEVSTONE_HO:
+    *atomics = (w - 1) * (d - 1) + 1;
+    eic = (w + 1) * (d - 1) + 1, ic = w > 2 ? (w - 2) * (d - 1) : 0, eoc = w * (d - 1) + 1;
+    break;
+  default:
+    *atomics = ((w - 1) + (w - 1) * w / 2) * (d - 1) + 1;
+    eic = (2 * (w - 1) + 1) * (d - 1) + 1;
+    ic = ((w - 2) * (w - 1) / 2 + (w - 1) * (w - 1) + (w - 1)) * (d - 1);
+    eoc = d;
+    break;
+  }
+  *couplings = eic + ic + eoc;
+  return BYTES_PER_ATOMIC * *atomics + BYTES_PER_COUPLING * *couplings + BYTES_PER_COUPLED * d;
+}
+
 cdevs_model *cdevs_devstone_build(const cdevs_alloc *a, const cdevs_devstone_params *p) {
   cdevs_model *root = cdevs_root_new(a, "devstone");
   if (!root || !p) return root;
@@ -176,6 +213,25 @@ cdevs_model *cdevs_devstone_build(const cdevs_alloc *a, const cdevs_devstone_par
                      "DEVStone needs a type LI, HI, HO or HOmod, depth >= 1, width >= 1 and "
                      "delays >= 0 (got type %d, depth %u, width %u)",
                      (int)p->type, p->depth, p->width);
+    return root;
+  }
+  /* Refuse before building what cannot fit: building would otherwise grow for minutes
+     until the system kills the process or an allocation fails deep inside. */
+  double natomic, ncoupling, bytes = estimate(p, &natomic, &ncoupling);
+  double avail = cdevs_mem_available();
+  if (natomic > (double)UINT32_MAX) {
+    cdevs_model_fail(root, CDEVS_ENOMEM,
+                     "DEVStone %s depth %u width %u has %.4g atomic models; at most %u fit in "
+                     "one model",
+                     cdevs_devstone_type_name(p->type), p->depth, p->width, natomic, UINT32_MAX);
+    return root;
+  }
+  if (bytes > avail) {
+    cdevs_model_fail(root, CDEVS_ENOMEM,
+                     "DEVStone %s depth %u width %u needs at least %.1f GB (%.0f atomic models, "
+                     "%.0f couplings) but only %.1f GB of memory is available",
+                     cdevs_devstone_type_name(p->type), p->depth, p->width, bytes / 1e9, natomic,
+                     ncoupling, avail / 1e9);
     return root;
   }
   ds_arg arg = {p->int_delay_ms, p->ext_delay_ms};
