@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Flattening: the hierarchy becomes atomic ids in select order and, for every output
    port, the direct list of input ports it reaches through any chain of couplings. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,6 +319,95 @@ static void visit_out(flat *f, uint32_t g) {
 
 static void visit_root_in(flat *f, uint32_t p) { follow(f, f->s->root, -1, (int32_t)p); }
 
+/* What input p of atomic m declares (cdevs_drivers). */
+static unsigned in_drivers(const cdevs_model *m, uint32_t p) {
+  const cdevs_atomic_ops *ops = m->ops;
+  if (!ops->in_drivers) return CDEVS_DRIVERS_ANY;
+  for (uint32_t i = 0; i <= p; i++) /* only the ops table's own inputs declare it */
+    if (!ops->inputs || !ops->inputs[i].name) return CDEVS_DRIVERS_ANY;
+  return ops->in_drivers[p];
+}
+
+/* The name of a driver: global output port g of an atomic, or root input port g - nout. */
+static void driver_name(const cdevs_sim *s, uint32_t g, char *buf, size_t size) {
+  uint32_t nout = s->out_base[s->n];
+  if (g >= nout) {
+    size_t n = cdevs_model_path(s->root, buf, size);
+    if (n < size) snprintf(buf + n, size - n, ".%s (an input of the root)",
+                           s->root->ports[CDEVS_IN][g - nout].name);
+    return;
+  }
+  uint32_t lo = 0, hi = s->n; /* the atomic owning g */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (s->out_base[mid] <= g)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  size_t n = cdevs_model_path(s->model[lo], buf, size);
+  if (n < size) snprintf(buf + n, size - n, ".%s", s->model[lo]->ports[CDEVS_OUT][g - s->out_base[lo]].name);
+}
+
+/* Inputs declared to take one signal (cdevs_drivers) must have one driver, or at most
+ * one: two would silently keep the last value, none would silently read 0. Counted
+ * over the flattened fan-out, so chains through coupled models count as one. */
+static cdevs_status check_drivers(cdevs_sim *s, const cdevs_alloc *a) {
+  uint32_t n = s->n, nin = 0;
+  bool any = false;
+  for (uint32_t i = 0; i < n; i++) {
+    const cdevs_model *m = s->model[i];
+    if (m->ops->in_drivers)
+      for (uint32_t p = 0; p < m->nports[CDEVS_IN]; p++) any |= in_drivers(m, p) != CDEVS_DRIVERS_ANY;
+    nin += m->nports[CDEVS_IN]; /* bounded by the 32-bit output total's kind of limit */
+  }
+  if (!any) return CDEVS_OK;
+  uint32_t *in_base = cdevs__calloc(a, (size_t)n + 1, sizeof *in_base);
+  uint32_t *count = cdevs__calloc(a, nin, sizeof *count);
+  uint32_t *first = cdevs__calloc(a, (size_t)nin * 2, sizeof *first); /* two drivers each */
+  cdevs_status st = CDEVS_ENOMEM;
+  if (!in_base || !count || !first) goto done;
+  for (uint32_t i = 0; i < n; i++) in_base[i + 1] = in_base[i] + s->model[i]->nports[CDEVS_IN];
+  uint32_t nout = s->out_base[n];
+  for (uint32_t g = 0; g < nout + s->n_root_in; g++) {
+    const dest *d0 = g < nout ? s->fo + s->fo_start[g] : s->in_fo + s->in_start[g - nout];
+    const dest *d1 = g < nout ? s->fo + s->fo_start[g + 1] : s->in_fo + s->in_start[g - nout + 1];
+    for (const dest *d = d0; d < d1; d++) {
+      if (d->model == ROOT_OUT) continue;
+      uint32_t k = in_base[d->model] + d->port;
+      if (count[k] < 2) first[2 * k + count[k]] = g;
+      count[k]++;
+    }
+  }
+  st = CDEVS_OK;
+  for (uint32_t i = 0; i < n && !st; i++) {
+    const cdevs_model *m = s->model[i];
+    for (uint32_t p = 0; p < m->nports[CDEVS_IN] && !st; p++) {
+      unsigned want = in_drivers(m, p);
+      uint32_t k = in_base[i] + p, c = count[k];
+      if (want == CDEVS_DRIVERS_ANY || c == 1 || (c == 0 && want == CDEVS_DRIVERS_OPTIONAL)) continue;
+      st = CDEVS_ECOUPLING;
+      cdevs_model *mm = (cdevs_model *)(uintptr_t)m;
+      if (c == 0) {
+        cdevs__model_error(mm, st, "input '%s' is not connected (it takes one signal and has no default)",
+                           m->ports[CDEVS_IN][p].name);
+      } else {
+        char d0[160], d1[160];
+        driver_name(s, first[2 * k], d0, sizeof d0);
+        driver_name(s, first[2 * k + 1], d1, sizeof d1);
+        cdevs__model_error(mm, st, "input '%s' takes one signal but %u outputs drive it: '%s', '%s'%s "
+                           "(only the last value would be kept; add them with a WSum block)",
+                           m->ports[CDEVS_IN][p].name, c, d0, d1, c > 2 ? " and more" : "");
+      }
+    }
+  }
+done:
+  cdevs__free(a, in_base, ((size_t)n + 1) * sizeof *in_base);
+  cdevs__free(a, count, nin * sizeof *count);
+  cdevs__free(a, first, (size_t)nin * 2 * sizeof *first);
+  return st;
+}
+
 cdevs_status cdevs__flatten(cdevs_sim *s) {
   const cdevs_model *root = s->root;
   const cdevs_alloc *a = &s->alloc;
@@ -363,7 +453,7 @@ cdevs_status cdevs__flatten(cdevs_sim *s) {
   if (st) goto done;
   s->st.fanout_edges = s->fo_start[nout];
   s->st.couplings = root->ri->n_eic + root->ri->n_ic + root->ri->n_eoc;
-  st = CDEVS_OK;
+  st = check_drivers(s, a);
 
 done:
   if (f.idx)
