@@ -108,11 +108,57 @@ static cdevs_status scenario(const cdevs_alloc *a) {
   return result;
 }
 
-int main(void) {
+/* ---- many small models: the arena crosses chunks at every kind of node allocation ---- */
+
+static double passive_ta(const void *state) {
+  (void)state;
+  return INFINITY;
+}
+
+static const cdevs_port_def pin[] = {{"in", CDEVS_REAL}, {NULL, CDEVS_ANY}};
+static const cdevs_port_def pout[] = {{"out", CDEVS_REAL}, {NULL, CDEVS_ANY}};
+static const cdevs_atomic_ops passive_ops = {.type = "Passive", .state_size = 8, .arg_size = 8,
+                                             .inputs = pin, .outputs = pout, .ta = passive_ta};
+
+/* A root, one coupled model whose name is `pad` 16-byte arena slots long, then enough
+ * atomics to fill more than one arena chunk (32 KB). As pad runs over 0..15 the first
+ * allocation that needs a new chunk is, in turn, an atomic's node, its name, its
+ * argument; the n-th allocation failing then hits each of them. */
+static cdevs_status arena_scenario(const cdevs_alloc *a) {
+  cdevs_status result = CDEVS_OK;
+  for (int pad = 0; pad < 16; pad++) {
+    cdevs_model *root = cdevs_root_new(a, "top");
+    if (!root) return result ? result : CDEVS_ENOMEM;
+    char name[16 * 16 + 16];
+    memset(name, 'c', sizeof name);
+    name[16 * pad + 15] = '\0';
+    cdevs_model *c = cdevs_coupled_add(root, name);
+    cdevs_port_add(c, CDEVS_IN, "in", CDEVS_REAL);
+    const double arg = 1.0;
+    cdevs_model *prev = NULL;
+    for (int i = 0; i < 300; i++) {
+      char an[16];
+      snprintf(an, sizeof an, "a%d", i);
+      cdevs_model *m = cdevs_atomic_add(c, an, &passive_ops, &arg);
+      cdevs_connect(c, prev ? prev : c, prev ? "out" : "in", m, "in");
+      prev = m;
+    }
+    cdevs_sim *sim = NULL;
+    cdevs_status st = cdevs_sim_new(root, NULL, &sim);
+    if (st && !result) result = st;
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+  }
+  return result;
+}
+
+/* Runs fn once to count its allocations, then once more failing each of them in turn:
+ * every failure must come back as an error status and leave nothing allocated. */
+static void fail_each(const char *what, cdevs_status (*fn)(const cdevs_alloc *)) {
   counting c;
   memset(&c, 0, sizeof c);
   cdevs_alloc a = {counting_realloc, &c};
-  CHECK_EQ_INT(scenario(&a), CDEVS_OK);
+  CHECK_EQ_INT(fn(&a), CDEVS_OK);
   CHECK_EQ_INT(c.live, 0);
   CHECK_EQ_INT(c.blocks, 0);
   long total = c.calls;
@@ -121,7 +167,7 @@ int main(void) {
   for (long n = 1; n <= total; n++) {
     memset(&c, 0, sizeof c);
     c.fail_at = n;
-    cdevs_status st = scenario(&a);
+    cdevs_status st = fn(&a);
     if (!c.failed) continue;
     if (st != CDEVS_OK)
       surfaced++;
@@ -129,13 +175,19 @@ int main(void) {
       silent++;
     if (c.live != 0 || c.blocks != 0) {
       leaks++;
-      fprintf(stderr, "allocation %ld of %ld: %lld bytes in %ld blocks leaked\n", n, total,
-              c.live, c.blocks);
+      fprintf(stderr, "%s: allocation %ld of %ld: %lld bytes in %ld blocks leaked\n", what, n,
+              total, c.live, c.blocks);
     }
   }
-  printf("failed each of %ld allocations in turn: %ld surfaced as errors\n", total, surfaced);
+  printf("%s: failed each of %ld allocations in turn: %ld surfaced as errors\n", what, total,
+         surfaced);
   CHECK_EQ_INT(surfaced, total);
   CHECK_EQ_INT(silent, 0);
   CHECK_EQ_INT(leaks, 0);
+}
+
+int main(void) {
+  fail_each("models", scenario);
+  fail_each("arena", arena_scenario);
   return check_report("test_alloc");
 }

@@ -435,6 +435,8 @@ static void test_errors(void) {
   root = rig_new(&r, 1, 0.0, 0.0);
   cdevs_integrator_params bad = {CDEVS_QSS2, 0.0, 1e-3, 0.0};
   cdevs_model *in = cdevs_atomic_add(root, "x", &cdevs_integrator_ops, &bad);
+  cdevs_constant_params one = {1.0};
+  cdevs_connect(root, cdevs_atomic_add(root, "one", &cdevs_constant_ops, &one), "y", in, "u");
   cdevs_connect(root, in, "y", r.rec, "u0");
   CHECK_EQ_INT(cdevs_sim_new(root, NULL, &r.sim), CDEVS_EMODEL);
   CHECK_CONTAINS(cdevs_model_errmsg(root), "dqmin > 0");
@@ -589,7 +591,66 @@ static void test_review_regressions(void) {
   }
 }
 
+/* An input that takes one continuous signal refuses a second driver (it would keep the
+ * last value) and, without a default, refuses to be left unconnected (it would read 0),
+ * at cdevs_sim_new, naming the input and the drivers; inputs with a default (recorder
+ * channels, WSum's unused inputs) may stay unconnected, and a bag port (a counter)
+ * takes many drivers. */
+static void test_drivers(void) {
+  cdevs_constant_params c1 = {1.0}, c2 = {2.0};
+  cdevs_gain_params g = {3.0};
+  cdevs_integrator_params ip = {CDEVS_QSS2, 0.0, 1e-3, 1e-6};
+  for (int k = 0; k < 4; k++) {
+    cdevs_model *root = cdevs_root_new(NULL, "d");
+    cdevs_model *a = cdevs_atomic_add(root, "a", &cdevs_constant_ops, &c1);
+    cdevs_model *b = cdevs_atomic_add(root, "b", &cdevs_constant_ops, &c2);
+    cdevs_model *sub = cdevs_coupled_add(root, "sub");
+    cdevs_port_add(sub, CDEVS_IN, "in", CDEVS_TAYLOR);
+    cdevs_model *gain = cdevs_atomic_add(sub, "gain", &cdevs_gain_ops, &g);
+    cdevs_model *x = cdevs_atomic_add(root, "x", &cdevs_integrator_ops, &ip);
+    cdevs_connect(sub, sub, "in", gain, "u");
+    cdevs_connect(root, a, "y", sub, "in");
+    cdevs_connect(root, a, "y", x, "u");
+    if (k == 1) cdevs_connect(root, b, "y", sub, "in"); /* two drivers through a coupled model */
+    if (k == 2) cdevs_connect(root, b, "y", x, "u"); /* two drivers side by side */
+    if (k == 3) cdevs_atomic_add(root, "y", &cdevs_integrator_ops, &ip);
+    cdevs_sim *sim = NULL;
+    cdevs_status st = cdevs_sim_new(root, NULL, &sim);
+    if (k == 0) CHECK_EQ_INT(st, CDEVS_OK);
+    if (k == 1) {
+      CHECK_EQ_INT(st, CDEVS_ECOUPLING);
+      CHECK_STR(cdevs_model_errmsg(root),
+                "model 'd.sub.gain': input 'u' takes one signal but 2 outputs drive it: 'd.a.y', "
+                "'d.b.y' (only the last value would be kept; add them with a WSum block)");
+    }
+    if (k == 2) {
+      CHECK_EQ_INT(st, CDEVS_ECOUPLING);
+      CHECK_STR(cdevs_model_errmsg(root),
+                "model 'd.x': input 'u' takes one signal but 2 outputs drive it: 'd.a.y', "
+                "'d.b.y' (only the last value would be kept; add them with a WSum block)");
+    }
+    if (k == 3) {
+      CHECK_EQ_INT(st, CDEVS_ECOUPLING);
+      CHECK_STR(cdevs_model_errmsg(root),
+                "model 'd.y': input 'u' is not connected (it takes one signal and has no default)");
+    }
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+  }
+  /* a WSum of 2 with its other six inputs unconnected, and a recorder with free channels */
+  rig r;
+  cdevs_model *root = rig_new(&r, 2, 0.0, 0.0);
+  cdevs_wsum_params wp = {2, {1.0, -1.0}};
+  cdevs_model *w = cdevs_atomic_add(root, "w", &cdevs_wsum_ops, &wp);
+  cdevs_connect(root, cdevs_atomic_add(root, "a", &cdevs_constant_ops, &c1), "y", w, "u0");
+  cdevs_connect(root, cdevs_atomic_add(root, "b", &cdevs_constant_ops, &c2), "y", w, "u1");
+  cdevs_connect(root, w, "y", r.rec, "u0");
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &r.sim), CDEVS_OK);
+  rig_free(&r);
+}
+
 int main(void) {
+  test_drivers();
   test_bouncing_ball(CDEVS_QSS3, 1e-3, 1e-6);
   test_bouncing_ball(CDEVS_LIQSS3, 1e-3, 1e-6);
   test_comparator_saturation_switch();

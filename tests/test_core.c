@@ -580,6 +580,61 @@ static void test_run_errors(void) {
   cdevs_sim_free(NULL);
 }
 
+/* ---- a tree in use is frozen ------------------------------------------------------------------ */
+
+/* Changing a tree while a simulator built from it lives (whose arrays are sized and
+ * indexed by the tree as flattened) is refused, located, and leaves the tree as it was;
+ * once the simulator is freed the tree may change and be simulated again. */
+static void test_frozen_tree(void) {
+  static const char *const want[4] = {
+      "model 'f': cannot add model 'late': the model tree is in use by 1 simulator "
+      "(cdevs_sim_new); free it first",
+      "model 'f.b': cannot add port 'late': the model tree is in use by 1 simulator "
+      "(cdevs_sim_new); free it first",
+      "model 'f': cannot add a coupling from 'a': the model tree is in use by 2 simulators "
+      "(cdevs_sim_new); free them first",
+      "model 'f': cannot set the priority of 'b': the model tree is in use by 1 simulator "
+      "(cdevs_sim_new); free it first"};
+  for (int k = 0; k < 4; k++) {
+    cdevs_model *root = cdevs_root_new(NULL, "f");
+    cdevs_generator_params g = {1.0, 1.0};
+    cdevs_model *a = cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
+    cdevs_model *b = cdevs_coupled_add(root, "b");
+    cdevs_atomic_add(b, "p", &probe_ops, &(double){2.0});
+    cdevs_port_add(b, CDEVS_IN, "in", CDEVS_ANY);
+    cdevs_sim *sim = NULL, *sim2 = NULL;
+    CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+    if (k == 2) CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim2), CDEVS_OK);
+    if (k == 0) CHECK(cdevs_atomic_add(root, "late", &probe_ops, &(double){1.0}) == NULL);
+    if (k == 1) CHECK_EQ_INT(cdevs_port_add(b, CDEVS_OUT, "late", CDEVS_ANY), CDEVS_ESTATE);
+    if (k == 2) CHECK_EQ_INT(cdevs_connect(root, a, "out", b, "in"), CDEVS_ESTATE);
+    if (k == 3) cdevs_model_set_priority(b, -1);
+    CHECK_EQ_INT(cdevs_model_status(root), CDEVS_ESTATE);
+    CHECK_STR(cdevs_model_errmsg(root), want[k]);
+    cdevs_model_counts c;
+    cdevs_model_counts_get(root, &c);
+    CHECK_EQ_INT(c.atomics, 2);
+    CHECK_EQ_INT(c.coupled, 2);
+    CHECK_EQ_INT(c.ic, 0);
+    CHECK_EQ_INT(cdevs_port_count(b, CDEVS_OUT), 0);
+    CHECK_EQ_INT(cdevs_sim_run(sim, 10.0), CDEVS_OK); /* the simulator is unharmed */
+    cdevs_sim_free(sim2);
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+  }
+  /* freed simulators unfreeze the tree */
+  cdevs_model *root = cdevs_root_new(NULL, "f");
+  cdevs_atomic_add(root, "a", &probe_ops, &(double){1.0});
+  cdevs_sim *sim = NULL;
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  cdevs_sim_free(sim);
+  CHECK(cdevs_atomic_add(root, "b", &probe_ops, &(double){1.0}) != NULL);
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_sim_atomic_count(sim), 2);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+}
+
 /* ---- messages -------------------------------------------------------------------------------- */
 
 static int destroyed;
@@ -641,6 +696,61 @@ static void test_messages(void) {
   CHECK_NEAR(cdevs_value_eval(&tv, 2.0), 1.0 + 4.0 + 2.0 - 8.0, 0);
 }
 
+/* The C library's allocator, but freed blocks are overwritten and held back (as a
+ * sanitizer's quarantine does), so that anything still read from them afterwards (a
+ * function pointer in a freed simulator) is garbage even without a sanitizer. */
+static void *quarantine[256];
+static int nquarantine;
+static void *scrubbing_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud;
+  if (nsize == 0) {
+    if (!ptr) return NULL;
+    memset(ptr, 0xa5, osize);
+    if (nquarantine < 256)
+      quarantine[nquarantine++] = ptr;
+    else
+      free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, nsize);
+}
+static void quarantine_free(void) {
+  while (nquarantine) free(quarantine[--nquarantine]);
+}
+
+static cdevs_msg *escaped;
+static void keep_root_msg(void *ud, double t, int port, const cdevs_value *v) {
+  (void)ud, (void)t, (void)port;
+  if (v->kind == CDEVS_MSG && !escaped) escaped = cdevs_msg_retain(v->u.msg);
+}
+
+/* A message created with the simulator's allocator and kept by the caller outlives the
+ * simulator: it must not need the freed simulator to free itself. */
+static void test_message_outlives_sim(void) {
+  destroyed = 0;
+  escaped = NULL;
+  const cdevs_alloc scrub = {scrubbing_realloc, NULL};
+  cdevs_model *root = cdevs_root_new(&scrub, "m");
+  cdevs_port_add(root, CDEVS_OUT, "out", CDEVS_MSG);
+  cdevs_model *src = cdevs_atomic_add(root, "src", &msg_ops, NULL);
+  cdevs_connect(root, src, "out", root, "out");
+  cdevs_sim *sim = NULL;
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  static const cdevs_observer keep = {NULL, NULL, keep_root_msg};
+  CHECK_EQ_INT(cdevs_sim_observe(sim, &keep, NULL), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_sim_run(sim, 10.0), CDEVS_OK);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  CHECK(escaped != NULL);
+  if (!escaped) return;
+  CHECK_EQ_INT(cdevs_msg_refs(escaped), 1);
+  CHECK_NEAR(*(double *)cdevs_msg_data(escaped), 42.0, 0);
+  CHECK_EQ_INT(destroyed, 0);
+  cdevs_msg_release(escaped);
+  CHECK_EQ_INT(destroyed, 1);
+  quarantine_free();
+}
+
 /* ---- traces are deterministic --------------------------------------------------------------- */
 
 static char *slurp(const char *path) {
@@ -697,7 +807,9 @@ int main(void) {
   test_fan_out_fan_in();
   test_validation();
   test_run_errors();
+  test_frozen_tree();
   test_messages();
+  test_message_outlives_sim();
   test_horizon();
   test_trace();
   return check_report("test_core");

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cdevs/cdevs.h"
 #include "check.h"
@@ -97,7 +98,34 @@ static void check_one(cdevs_devstone_type type, uint32_t d, uint32_t w) {
   cdevs_model_free(root);
 }
 
+/* Trees far deeper than the C stack allows recursion for (200,000 levels: recursive
+ * building, flattening, freeing and naming each overflowed 8 MB) build, run and free. */
+static void test_deep(void) {
+  check_one(CDEVS_DEVSTONE_LI, 200000, 2);
+  check_one(CDEVS_DEVSTONE_HO, 200000, 2);
+  /* the innermost atomic's path: devstone.l199999.l199998. … .l1.a0 */
+  cdevs_devstone_params p = {CDEVS_DEVSTONE_LI, 200000, 1, 0.0, 0.0};
+  cdevs_model *root = cdevs_devstone_build(NULL, &p);
+  CHECK_EQ_INT(cdevs_model_status(root), CDEVS_OK);
+  cdevs_model *m = root;
+  char name[32];
+  for (uint32_t k = p.depth - 1; k >= 1 && m; k--) {
+    snprintf(name, sizeof name, "l%u", k);
+    m = cdevs_model_child(m, name);
+  }
+  m = cdevs_model_child(m, "a0");
+  CHECK(m != NULL);
+  /* ".l" + digits for each of the 199,999 levels: 9 one-digit, 90 two-digit, … */
+  size_t want = strlen("devstone") + strlen(".a0");
+  for (uint32_t k = 1; k < p.depth; k++) want += 2 + (size_t)snprintf(name, sizeof name, "%u", k);
+  char buf[40];
+  CHECK_EQ_INT(cdevs_model_path(m, buf, sizeof buf), want);
+  CHECK_STR(buf, "devstone.l199999.l199998.l199997.l19999"); /* 39 characters and the NUL */
+  cdevs_model_free(root);
+}
+
 int main(void) {
+  test_deep();
   static const uint32_t ds[] = {1, 2, 3, 4, 7};
   static const uint32_t ws[] = {1, 2, 3, 5, 8};
   for (int t = CDEVS_DEVSTONE_LI; t <= CDEVS_DEVSTONE_HOMOD; t++)
@@ -124,6 +152,24 @@ int main(void) {
   cdevs_model *root = cdevs_devstone_build(NULL, &bad);
   CHECK_EQ_INT(cdevs_model_status(root), CDEVS_EINVAL);
   CHECK_CONTAINS(cdevs_model_errmsg(root), "depth >= 1");
+  cdevs_model_free(root);
+  /* sizes that cannot fit are refused before building, saying what they need:
+     LI 2 x 4e9 is (w-1)(d-1)+1 = 4e9 atomics and w(d-1)+1 + d couplings (>= 300 B an
+     atomic: 1.2 TB); HO 65537 x 65537
+     is 65536^2 + 1 > 2^32 atomics, more than ids can number */
+  cdevs_devstone_params huge = {CDEVS_DEVSTONE_LI, 2, 4000000000u, 0, 0};
+  root = cdevs_devstone_build(NULL, &huge);
+  CHECK_EQ_INT(cdevs_model_status(root), CDEVS_ENOMEM);
+  CHECK_CONTAINS(cdevs_model_errmsg(root), "DEVStone LI depth 2 width 4000000000 needs at least 1");
+  CHECK_CONTAINS(cdevs_model_errmsg(root), " GB (4000000000 atomic models, 4000000003 couplings)");
+  cdevs_model_counts mc;
+  cdevs_model_counts_get(root, &mc);
+  CHECK_EQ_INT(mc.atomics, 0); /* refused before building anything */
+  cdevs_model_free(root);
+  cdevs_devstone_params many = {CDEVS_DEVSTONE_HO, 65537, 65537, 0, 0};
+  root = cdevs_devstone_build(NULL, &many);
+  CHECK_EQ_INT(cdevs_model_status(root), CDEVS_ENOMEM);
+  CHECK_CONTAINS(cdevs_model_errmsg(root), "at most 4294967295 fit in one model");
   cdevs_model_free(root);
   CHECK_EQ_INT(cdevs_devstone_type_parse("homod"), CDEVS_DEVSTONE_HOMOD);
   CHECK_EQ_INT(cdevs_devstone_type_parse("XX"), -1);

@@ -27,6 +27,12 @@ typedef struct cdevs_alloc {
 /* The allocator used when NULL is passed: the C library's realloc/free. */
 const cdevs_alloc *cdevs_alloc_default(void);
 
+/* Bytes the system can still give this process, as far as it tells: the memory
+ * available without swapping (Linux MemAvailable; elsewhere the physical memory), or
+ * less what remains under an address-space limit (ulimit -v). INFINITY if unknown.
+ * Builders of large models compare their estimate with it before they start. */
+double cdevs_mem_available(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,6 +33,14 @@ typedef struct cdevs_bag {
   size_t n;
 } cdevs_bag;
 
+/* How many couplings may drive an input port, checked by cdevs_sim_new over the
+ * flattened model (outputs of atomic models and input ports of the root count). */
+typedef enum cdevs_drivers {
+  CDEVS_DRIVERS_ANY = 0, /* any number: the port takes a bag of events (DEVS) */
+  CDEVS_DRIVERS_ONE,     /* exactly one: a single continuous signal, no default */
+  CDEVS_DRIVERS_OPTIONAL /* at most one: a single signal, or its default if unconnected */
+} cdevs_drivers;
+
 /* A port declaration; port lists end with an entry whose name is NULL. */
 typedef struct cdevs_port_def {
   const char *name;
@@ -53,6 +61,7 @@ typedef struct cdevs_port_def {
  *               May be NULL (inputs ignored).
  *   delta_conf  δconf for Parallel DEVS; NULL means δint, then δext with e = 0.
  *   fini        releases what the state owns. May be NULL.
+ *   in_drivers  how many drivers each input takes (below). May be NULL.
  *
  * All callbacks receive the engine context for the current time, emission and errors.
  */
@@ -69,6 +78,10 @@ typedef struct cdevs_atomic_ops {
   void (*delta_ext)(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x);
   void (*delta_conf)(cdevs_ctx *cx, void *state, const cdevs_bag *x);
   void (*fini)(void *state);
+  /* NULL, or one cdevs_drivers per entry of `inputs` (ports added with cdevs_port_add
+     take any number): a single-signal input with two drivers would silently keep the
+     last value, one with none would silently read 0; cdevs_sim_new refuses both. */
+  const unsigned char *in_drivers;
 } cdevs_atomic_ops;
 
 typedef enum cdevs_dir { CDEVS_IN = 0, CDEVS_OUT = 1 } cdevs_dir;
@@ -79,6 +92,9 @@ typedef enum cdevs_dir { CDEVS_IN = 0, CDEVS_OUT = 1 } cdevs_dir;
  * call on that tree does nothing, and cdevs_model_status / cdevs_sim_new report it.
  * So a builder can make all its calls and check once. Functions that return a model
  * return NULL on failure and accept NULL parents (they then do nothing).
+ * While a simulator built from a tree lives (cdevs_sim_new .. cdevs_sim_free), the tree
+ * is frozen: adding a model, a port or a coupling, or changing a priority, is refused
+ * with CDEVS_ESTATE, recorded like any other building error.
  */
 
 /* A new root coupled model. a may be NULL (the C library allocator); it is copied. */

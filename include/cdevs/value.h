@@ -76,7 +76,10 @@ typedef struct cdevs_msg_type {
   void (*destroy)(void *payload);
 } cdevs_msg_type;
 
-/* A new message with `size` zeroed payload bytes and one reference; NULL if out of memory. */
+/* A new message with `size` zeroed payload bytes and one reference; NULL if out of memory.
+   The message keeps a copy of *a (a may be NULL: the C library), so it may outlive the
+   simulator whose allocator it was made with (cdevs_ctx_alloc); whatever a->ud points
+   to must live until the last reference is released. */
 cdevs_msg *cdevs_msg_new(const cdevs_alloc *a, const cdevs_msg_type *type, size_t size);
 cdevs_msg *cdevs_msg_retain(cdevs_msg *m);
 /* Drops one reference; the last one destroys the payload and frees it. NULL is ignored. */

@@ -39,6 +39,11 @@ static const cdevs_port_def sw_in[] = {
     {"u0", CDEVS_TAYLOR}, {"ctl", CDEVS_TAYLOR}, {"u1", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
 static const cdevs_port_def pwm_in[] = {{"duty", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
 static const cdevs_port_def y_out[] = {{"y", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
+/* Signal inputs take exactly one driver; a sample-and-hold's trigger takes events. */
+static const unsigned char u_in_drivers[] = {CDEVS_DRIVERS_ONE};
+static const unsigned char sh_in_drivers[] = {CDEVS_DRIVERS_ONE, CDEVS_DRIVERS_ANY};
+static const unsigned char sw_in_drivers[] = {CDEVS_DRIVERS_ONE, CDEVS_DRIVERS_ONE, CDEVS_DRIVERS_ONE};
+static const unsigned char pwm_in_drivers[] = {CDEVS_DRIVERS_ONE};
 
 static int check_finite(cdevs_ctx *cx, const double *p, int n, const char *what) {
   for (int i = 0; i < n; i++)
@@ -644,6 +649,7 @@ static void pwm_int(cdevs_ctx *cx, void *state) {
                                 .state_size = sizeof(hyb_state),                              \
                                 .arg_size = params,                                           \
                                 .inputs = in,                                                 \
+                                .in_drivers = in##_drivers,                                   \
                                 .outputs = y_out,                                             \
                                 .init = initfn,                                               \
                                 .ta = hyb_ta,                                                 \

@@ -17,6 +17,9 @@ static const cdevs_port_def integ_in[] = {{"u", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}
 static const cdevs_port_def rinteg_in[] = {
     {"u", CDEVS_TAYLOR}, {"reset", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
 static const cdevs_port_def integ_out[] = {{"y", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
+/* u is one signal and required; a reset integrator may be left without reset. */
+static const unsigned char integ_in_drivers[] = {CDEVS_DRIVERS_ONE};
+static const unsigned char rinteg_in_drivers[] = {CDEVS_DRIVERS_ONE, CDEVS_DRIVERS_OPTIONAL};
 
 static int integ_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_integrator_params *p = arg;
@@ -97,6 +100,7 @@ uint64_t cdevs_integrator_steps(const void *state) { return ((const integ_state 
                                 .state_size = sizeof(integ_state),                            \
                                 .arg_size = sizeof(cdevs_integrator_params),                  \
                                 .inputs = in,                                                 \
+                                .in_drivers = in##_drivers,                                   \
                                 .outputs = integ_out,                                         \
                                 .init = integ_init,                                           \
                                 .ta = integ_ta,                                               \

@@ -26,6 +26,8 @@ static const cdevs_port_def rec_in[] = {{"u0", CDEVS_TAYLOR}, {"u1", CDEVS_TAYLO
                                         {"u6", CDEVS_TAYLOR}, {"u7", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
 static const cdevs_port_def cnt_in[] = {{"u", CDEVS_ANY}, {NULL, CDEVS_ANY}};
 static const cdevs_port_def no_out[] = {{NULL, CDEVS_ANY}};
+/* A recorder's channels are signals: at most one driver each (unused ones have none). */
+static const unsigned char rec_in_drivers[] = {CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL};
 
 static int rec_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_recorder_params *p = arg;
@@ -141,6 +143,7 @@ const cdevs_atomic_ops cdevs_recorder_ops = {
     .state_size = sizeof(rec_state),
     .arg_size = sizeof(cdevs_recorder_params),
     .inputs = rec_in,
+    .in_drivers = rec_in_drivers,
     .outputs = no_out,
     .init = rec_init,
     .ta = rec_ta,

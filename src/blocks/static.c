@@ -27,6 +27,11 @@ static const cdevs_port_def in8[] = {{"u0", CDEVS_TAYLOR}, {"u1", CDEVS_TAYLOR},
 static const cdevs_port_def in2[] = {{"u0", CDEVS_TAYLOR}, {"u1", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
 static const cdevs_port_def in1[] = {{"u", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
 static const cdevs_port_def out1[] = {{"y", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
+/* Each input is one signal: two drivers would keep the last value. Of the eight inputs
+   of WSum and Mult only the first n are read, so none of them is required here. */
+static const unsigned char in8_drivers[] = {CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL, CDEVS_DRIVERS_OPTIONAL};
+static const unsigned char in2_drivers[] = {CDEVS_DRIVERS_ONE, CDEVS_DRIVERS_ONE};
+static const unsigned char in1_drivers[] = {CDEVS_DRIVERS_ONE};
 
 static void base_init(static_state *s, int kind, int n) {
   s->kind = kind;
@@ -162,6 +167,7 @@ static void static_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
                                 .state_size = sizeof(static_state),                           \
                                 .arg_size = params,                                           \
                                 .inputs = in,                                                 \
+                                .in_drivers = in##_drivers,                                   \
                                 .outputs = out1,                                              \
                                 .init = initfn,                                               \
                                 .ta = static_ta,                                              \

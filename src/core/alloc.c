@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The default allocator and the small helpers the library allocates through. */
+/* The default allocator, the small helpers the library allocates through, and how much
+   memory the system has left for it. */
+#define _POSIX_C_SOURCE 200809L
 #include "alloc_impl.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 static void *libc_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   (void)ud;
@@ -43,4 +49,41 @@ int cdevs__grow(const cdevs_alloc *a, void **p, uint32_t *cap, uint32_t need, si
   *p = np;
   *cap = (uint32_t)ncap;
   return 0;
+}
+
+/* The first number after `key` in a /proc text file, or -1. */
+static double proc_number(const char *path, const char *key) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1.0;
+  char line[256];
+  double v = -1.0;
+  size_t klen = strlen(key);
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, key, klen) == 0) {
+      unsigned long long x;
+      if (sscanf(line + klen, "%llu", &x) == 1) v = (double)x;
+      break;
+    }
+  fclose(f);
+  return v;
+}
+
+double cdevs_mem_available(void) {
+  double avail = INFINITY;
+  double kb = proc_number("/proc/meminfo", "MemAvailable:");
+  if (kb >= 0) {
+    avail = kb * 1024.0;
+  } else {
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psize > 0) avail = (double)pages * (double)psize;
+  }
+  /* An address-space limit (ulimit -v) counts what the process has mapped already. */
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    double used = proc_number("/proc/self/statm", "");
+    long psize = sysconf(_SC_PAGESIZE);
+    double left = (double)rl.rlim_cur - (used > 0 && psize > 0 ? used * (double)psize : 0.0);
+    if (left < avail) avail = left > 0 ? left : 0;
+  }
+  return avail;
 }

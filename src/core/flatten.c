@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Flattening: the hierarchy becomes atomic ids in select order and, for every output
    port, the direct list of input ports it reaches through any chain of couplings. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,8 @@ typedef struct flat {
   uint32_t ncoupled;
   dest *out;           /* destinations being collected */
   uint32_t nout, capout;
+  struct fframe *fstack; /* follow's stack */
+  uint32_t nfstack, capfstack;
   bool oom;
 } flat;
 
@@ -61,34 +64,79 @@ static int cmp_child(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : (a->index > b->index);
 }
 
-/* Gives every atomic its id in depth-first select order; records coupled models. */
-static cdevs_status walk(flat *f, const cdevs_model *m) {
+/* A coupled model being walked: its children in select order and the next to visit. */
+typedef struct wframe {
+  const cdevs_model *m;
+  cdevs_model *const *kids; /* the children array, or a sorted copy (owned) */
+  uint32_t i;
+  bool owned;
+} wframe;
+
+/* Gives every atomic its id in depth-first select order and records the coupled models,
+ * with an explicit stack of coupled models (trees may be deeper than the C stack). */
+static cdevs_status walk(flat *f, const cdevs_model *root) {
   cdevs_sim *s = f->s;
-  if (m->atomic) {
-    uint32_t id = s->n++;
-    s->model[id] = m;
-    s->ops[id] = m->ops;
-    s->out_base[id + 1] = s->out_base[id] + m->nports[CDEVS_OUT];
-    return CDEVS_OK;
-  }
-  f->coupled[f->ncoupled++] = m;
-  bool sorted = true;
-  for (uint32_t i = 0; i < m->cp->nchildren; i++)
-    if (m->cp->children[i]->priority != 0) sorted = false;
-  if (sorted) {
-    for (uint32_t i = 0; i < m->cp->nchildren; i++) {
-      cdevs_status st = walk(f, m->cp->children[i]);
-      if (st) return st;
-    }
-    return CDEVS_OK;
-  }
-  const cdevs_model **kids = cdevs__calloc(f->a, m->cp->nchildren, sizeof *kids);
-  if (!kids) return CDEVS_ENOMEM;
-  memcpy(kids, m->cp->children, m->cp->nchildren * sizeof *kids);
-  qsort(kids, m->cp->nchildren, sizeof *kids, cmp_child);
+  wframe *stack = NULL;
+  uint32_t depth = 0, cap = 0;
   cdevs_status st = CDEVS_OK;
-  for (uint32_t i = 0; i < m->cp->nchildren && !st; i++) st = walk(f, kids[i]);
-  cdevs__free(f->a, kids, m->cp->nchildren * sizeof *kids);
+  const cdevs_model *m = root; /* the next model to enter */
+  for (;;) {
+    if (m && m->atomic) {
+      uint32_t id = s->n++;
+      s->model[id] = m;
+      s->ops[id] = m->ops;
+      uint32_t base = s->out_base[id], np = m->nports[CDEVS_OUT];
+      if (base > UINT32_MAX - np) {
+        cdevs__model_error((cdevs_model *)(uintptr_t)root, CDEVS_ENOMEM,
+                           "more than %u output ports of atomic models", UINT32_MAX);
+        st = CDEVS_ENOMEM;
+        break;
+      }
+      s->out_base[id + 1] = base + np;
+    } else if (m) {
+      f->coupled[f->ncoupled++] = m;
+      if (CDEVS_GROW(f->a, stack, cap, depth + 1)) {
+        st = CDEVS_ENOMEM;
+        break;
+      }
+      wframe *w = &stack[depth++];
+      w->m = m;
+      w->kids = m->cp->children;
+      w->i = 0;
+      w->owned = false;
+      uint32_t nk = m->cp->nchildren;
+      for (uint32_t i = 0; i < nk; i++)
+        if (m->cp->children[i]->priority != 0) w->owned = true;
+      if (w->owned) {
+        cdevs_model **kids = cdevs__calloc(f->a, nk, sizeof *kids);
+        if (!kids) {
+          w->owned = false;
+          st = CDEVS_ENOMEM;
+          break;
+        }
+        memcpy(kids, m->cp->children, nk * sizeof *kids);
+        qsort(kids, nk, sizeof *kids, cmp_child);
+        w->kids = kids;
+      }
+    }
+    /* the next child of the innermost coupled model not yet finished */
+    m = NULL;
+    while (depth && !m) {
+      wframe *w = &stack[depth - 1];
+      if (w->i < w->m->cp->nchildren) {
+        m = w->kids[w->i++];
+      } else {
+        if (w->owned) cdevs__free(f->a, (void *)(uintptr_t)w->kids, w->m->cp->nchildren * sizeof *w->kids);
+        depth--;
+      }
+    }
+    if (!m) break;
+  }
+  while (depth) { /* after a failure */
+    wframe *w = &stack[--depth];
+    if (w->owned) cdevs__free(f->a, (void *)(uintptr_t)w->kids, w->m->cp->nchildren * sizeof *w->kids);
+  }
+  CDEVS_FREEARR(f->a, stack, cap);
   return st;
 }
 
@@ -154,25 +202,21 @@ static void add_dest(flat *f, uint32_t model, uint32_t port) {
 
 static uint32_t atomic_id(const flat *f, const cdevs_model *m);
 
-/* Visits the couplings of m leaving (src, port) and follows each to atomic inputs. */
-static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port);
+/* Where a chain of couplings is being followed: the couplings of m leaving (src, port)
+   are order[pos .. ) while they still match. */
+typedef struct fframe {
+  const cdevs_model *m;
+  const cindex *ci;
+  uint32_t pos;
+  int32_t src, port;
+} fframe;
 
-static void arrive(flat *f, const cdevs_model *m, int32_t dst, int32_t port) {
-  if (dst < 0) { /* EOC: leave m by its output port */
-    if (!m->parent)
-      add_dest(f, ROOT_OUT, (uint32_t)port);
-    else
-      follow(f, m->parent, m->index, port);
+/* Pushes the couplings of m leaving (src, port): a binary search for the first one. */
+static void push_follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
+  if (CDEVS_GROW(f->a, f->fstack, f->capfstack, f->nfstack + 1)) {
+    f->oom = true;
     return;
   }
-  const cdevs_model *c = m->cp->children[dst];
-  if (c->atomic)
-    add_dest(f, atomic_id(f, c), (uint32_t)port);
-  else
-    follow(f, c, -1, port); /* EIC of the child */
-}
-
-static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
   const cindex *ci = find_index(f, m);
   uint32_t lo = 0, hi = m->cp->ncouplings;
   while (lo < hi) { /* first coupling with source >= (src, port) */
@@ -183,11 +227,48 @@ static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
     else
       hi = mid;
   }
-  for (; lo < m->cp->ncouplings; lo++) {
-    const coupling *c = &m->cp->couplings[ci->order[lo]];
-    if (c->src != src || c->src_port != port) break;
-    arrive(f, m, c->dst, c->dst_port);
+  fframe *w = &f->fstack[f->nfstack++];
+  w->m = m;
+  w->ci = ci;
+  w->pos = lo;
+  w->src = src;
+  w->port = port;
+}
+
+/* Collects, in coupling order depth first, the atomic input ports (and root output
+ * ports) that (src, port) of m reaches through any chain of couplings. The chain goes
+ * up through EOCs, then down through ICs and EICs, so it is at most twice the depth
+ * of the tree; it is kept on an explicit stack all the same. */
+static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
+  uint32_t base = f->nfstack;
+  push_follow(f, m, src, port);
+  while (f->nfstack > base && !f->oom) {
+    fframe *w = &f->fstack[f->nfstack - 1];
+    const cdevs_model *cm = w->m;
+    if (w->pos >= cm->cp->ncouplings) {
+      f->nfstack--;
+      continue;
+    }
+    const coupling *c = &cm->cp->couplings[w->ci->order[w->pos]];
+    if (c->src != w->src || c->src_port != w->port) {
+      f->nfstack--;
+      continue;
+    }
+    w->pos++;
+    if (c->dst < 0) { /* EOC: leave cm by its output port */
+      if (!cm->parent)
+        add_dest(f, ROOT_OUT, (uint32_t)c->dst_port);
+      else
+        push_follow(f, cm->parent, cm->index, c->dst_port);
+      continue;
+    }
+    const cdevs_model *child = cm->cp->children[c->dst];
+    if (child->atomic)
+      add_dest(f, atomic_id(f, child), (uint32_t)c->dst_port);
+    else
+      push_follow(f, child, -1, c->dst_port); /* EIC of the child */
   }
+  f->nfstack = base;
 }
 
 /* The id of an atomic model: id_of lists the ids sorted by model address. */
@@ -238,6 +319,95 @@ static void visit_out(flat *f, uint32_t g) {
 
 static void visit_root_in(flat *f, uint32_t p) { follow(f, f->s->root, -1, (int32_t)p); }
 
+/* What input p of atomic m declares (cdevs_drivers). */
+static unsigned in_drivers(const cdevs_model *m, uint32_t p) {
+  const cdevs_atomic_ops *ops = m->ops;
+  if (!ops->in_drivers) return CDEVS_DRIVERS_ANY;
+  for (uint32_t i = 0; i <= p; i++) /* only the ops table's own inputs declare it */
+    if (!ops->inputs || !ops->inputs[i].name) return CDEVS_DRIVERS_ANY;
+  return ops->in_drivers[p];
+}
+
+/* The name of a driver: global output port g of an atomic, or root input port g - nout. */
+static void driver_name(const cdevs_sim *s, uint32_t g, char *buf, size_t size) {
+  uint32_t nout = s->out_base[s->n];
+  if (g >= nout) {
+    size_t n = cdevs_model_path(s->root, buf, size);
+    if (n < size) snprintf(buf + n, size - n, ".%s (an input of the root)",
+                           s->root->ports[CDEVS_IN][g - nout].name);
+    return;
+  }
+  uint32_t lo = 0, hi = s->n; /* the atomic owning g */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (s->out_base[mid] <= g)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  size_t n = cdevs_model_path(s->model[lo], buf, size);
+  if (n < size) snprintf(buf + n, size - n, ".%s", s->model[lo]->ports[CDEVS_OUT][g - s->out_base[lo]].name);
+}
+
+/* Inputs declared to take one signal (cdevs_drivers) must have one driver, or at most
+ * one: two would silently keep the last value, none would silently read 0. Counted
+ * over the flattened fan-out, so chains through coupled models count as one. */
+static cdevs_status check_drivers(cdevs_sim *s, const cdevs_alloc *a) {
+  uint32_t n = s->n, nin = 0;
+  bool any = false;
+  for (uint32_t i = 0; i < n; i++) {
+    const cdevs_model *m = s->model[i];
+    if (m->ops->in_drivers)
+      for (uint32_t p = 0; p < m->nports[CDEVS_IN]; p++) any |= in_drivers(m, p) != CDEVS_DRIVERS_ANY;
+    nin += m->nports[CDEVS_IN]; /* bounded by the 32-bit output total's kind of limit */
+  }
+  if (!any) return CDEVS_OK;
+  uint32_t *in_base = cdevs__calloc(a, (size_t)n + 1, sizeof *in_base);
+  uint32_t *count = cdevs__calloc(a, nin, sizeof *count);
+  uint32_t *first = cdevs__calloc(a, (size_t)nin * 2, sizeof *first); /* two drivers each */
+  cdevs_status st = CDEVS_ENOMEM;
+  if (!in_base || !count || !first) goto done;
+  for (uint32_t i = 0; i < n; i++) in_base[i + 1] = in_base[i] + s->model[i]->nports[CDEVS_IN];
+  uint32_t nout = s->out_base[n];
+  for (uint32_t g = 0; g < nout + s->n_root_in; g++) {
+    const dest *d0 = g < nout ? s->fo + s->fo_start[g] : s->in_fo + s->in_start[g - nout];
+    const dest *d1 = g < nout ? s->fo + s->fo_start[g + 1] : s->in_fo + s->in_start[g - nout + 1];
+    for (const dest *d = d0; d < d1; d++) {
+      if (d->model == ROOT_OUT) continue;
+      uint32_t k = in_base[d->model] + d->port;
+      if (count[k] < 2) first[2 * k + count[k]] = g;
+      count[k]++;
+    }
+  }
+  st = CDEVS_OK;
+  for (uint32_t i = 0; i < n && !st; i++) {
+    const cdevs_model *m = s->model[i];
+    for (uint32_t p = 0; p < m->nports[CDEVS_IN] && !st; p++) {
+      unsigned want = in_drivers(m, p);
+      uint32_t k = in_base[i] + p, c = count[k];
+      if (want == CDEVS_DRIVERS_ANY || c == 1 || (c == 0 && want == CDEVS_DRIVERS_OPTIONAL)) continue;
+      st = CDEVS_ECOUPLING;
+      cdevs_model *mm = (cdevs_model *)(uintptr_t)m;
+      if (c == 0) {
+        cdevs__model_error(mm, st, "input '%s' is not connected (it takes one signal and has no default)",
+                           m->ports[CDEVS_IN][p].name);
+      } else {
+        char d0[160], d1[160];
+        driver_name(s, first[2 * k], d0, sizeof d0);
+        driver_name(s, first[2 * k + 1], d1, sizeof d1);
+        cdevs__model_error(mm, st, "input '%s' takes one signal but %u outputs drive it: '%s', '%s'%s "
+                           "(only the last value would be kept; add them with a WSum block)",
+                           m->ports[CDEVS_IN][p].name, c, d0, d1, c > 2 ? " and more" : "");
+      }
+    }
+  }
+done:
+  cdevs__free(a, in_base, ((size_t)n + 1) * sizeof *in_base);
+  cdevs__free(a, count, nin * sizeof *count);
+  cdevs__free(a, first, (size_t)nin * 2 * sizeof *first);
+  return st;
+}
+
 cdevs_status cdevs__flatten(cdevs_sim *s) {
   const cdevs_model *root = s->root;
   const cdevs_alloc *a = &s->alloc;
@@ -283,7 +453,7 @@ cdevs_status cdevs__flatten(cdevs_sim *s) {
   if (st) goto done;
   s->st.fanout_edges = s->fo_start[nout];
   s->st.couplings = root->ri->n_eic + root->ri->n_ic + root->ri->n_eoc;
-  st = CDEVS_OK;
+  st = check_drivers(s, a);
 
 done:
   if (f.idx)
@@ -293,5 +463,6 @@ done:
   cdevs__free(a, f.coupled, ncoupled * sizeof *f.coupled);
   cdevs__free(a, f.id_of, n * sizeof *f.id_of);
   CDEVS_FREEARR(a, f.out, f.capout);
+  CDEVS_FREEARR(a, f.fstack, f.capfstack);
   return st;
 }

@@ -70,6 +70,20 @@ void cdevs_model_fail(cdevs_model *m, cdevs_status st, const char *fmt, ...) {
 
 static bool usable(const cdevs_model *m) { return m && m->ri->status == CDEVS_OK; }
 
+/* Usable, and not frozen: a simulator holds arrays sized and indexed by the tree as it
+ * was flattened, so while one lives the tree must not change (the change is refused as
+ * a building error, and the tree stays as the simulator knows it). */
+static bool editable(cdevs_model *m, const char *action, const char *name) {
+  if (!usable(m)) return false;
+  uint32_t n = atomic_load(&m->ri->nsims);
+  if (n == 0) return true;
+  cdevs__model_error(m, CDEVS_ESTATE,
+                     "cannot %s '%s': the model tree is in use by %u simulator%s "
+                     "(cdevs_sim_new); free %s first",
+                     action, name ? name : "(null)", n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+  return false;
+}
+
 cdevs_status cdevs_model_status(const cdevs_model *m) {
   return m ? m->ri->status : CDEVS_EINVAL;
 }
@@ -109,11 +123,10 @@ cdevs_model *cdevs_root_new(const cdevs_alloc *a, const char *name) {
   return m;
 }
 
-/* Frees what the nodes allocated outside the arena. */
+/* Frees what one node allocated outside the arena (its children's are freed already). */
 static void node_free(const cdevs_alloc *a, cdevs_model *m) {
   coupled_part *cp = m->cp;
   if (!m->atomic) {
-    for (uint32_t i = 0; i < cp->nchildren; i++) node_free(a, cp->children[i]);
     CDEVS_FREEARR(a, cp->children, cp->capchildren);
     CDEVS_FREEARR(a, cp->ix.slot, cp->ix.cap);
     CDEVS_FREEARR(a, cp->couplings, cp->capcouplings);
@@ -128,11 +141,26 @@ static void node_free(const cdevs_alloc *a, cdevs_model *m) {
   }
 }
 
+/* Frees every node below and including root in post-order, without recursion (a tree
+ * may be deeper than the stack): each coupled node's child count serves as the cursor,
+ * and the walk climbs back by the parent links. */
+static void tree_free(const cdevs_alloc *a, cdevs_model *root) {
+  cdevs_model *m = root;
+  while (m) {
+    if (!m->atomic && m->cp->nchildren) {
+      m = m->cp->children[--m->cp->nchildren];
+      continue;
+    }
+    node_free(a, m);
+    m = m == root ? NULL : m->parent;
+  }
+}
+
 void cdevs_model_free(cdevs_model *root) {
   if (!root) return;
   root_info *ri = root->ri;
   cdevs_alloc a = ri->alloc;
-  node_free(&a, root);
+  tree_free(&a, root);
   for (arena_chunk *c = ri->arena, *next; c; c = next) {
     next = c->next;
     cdevs__free(&a, c, sizeof(arena_chunk) + c->size);
@@ -201,7 +229,7 @@ static int32_t child_find(const cdevs_model *m, const char *name) {
 }
 
 static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic) {
-  if (!usable(parent)) return NULL;
+  if (!editable(parent, "add model", name)) return NULL;
   root_info *ri = parent->ri;
   if (parent->atomic) {
     cdevs__model_error(parent, CDEVS_EINVAL, "an atomic model cannot hold '%s'",
@@ -226,7 +254,7 @@ static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic
     return NULL;
   }
   cdevs_model *m = arena_alloc(ri, sizeof *m);
-  coupled_part *cp = atomic ? &no_children : (m ? arena_alloc(ri, sizeof *cp) : NULL);
+  coupled_part *cp = !m ? NULL : atomic ? &no_children : arena_alloc(ri, sizeof *cp);
   const char *nm = cp ? name_dup(ri, name) : NULL;
   if (!nm) {
     cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding '%s'", name);
@@ -244,6 +272,11 @@ static cdevs_model *child_new(cdevs_model *parent, const char *name, bool atomic
 }
 
 cdevs_model *cdevs_coupled_add(cdevs_model *parent, const char *name) {
+  if (usable(parent) && parent->ri->n_coupled >= UINT32_MAX) { /* flattening counts them in 32 bits */
+    cdevs__model_error(parent, CDEVS_ENOMEM, "cannot add '%s': a tree holds at most %u coupled models",
+                       name ? name : "(null)", UINT32_MAX);
+    return NULL;
+  }
   cdevs_model *m = child_new(parent, name, false);
   if (m) m->ri->n_coupled++;
   return m;
@@ -257,7 +290,7 @@ static uint32_t port_list_len(const cdevs_port_def *p) {
 
 cdevs_model *cdevs_atomic_add(cdevs_model *parent, const char *name,
                               const cdevs_atomic_ops *ops, const void *arg) {
-  if (!usable(parent)) return NULL;
+  if (!editable(parent, "add model", name)) return NULL;
   if (!ops || !ops->ta) {
     cdevs__model_error(parent, CDEVS_EINVAL, "atomic '%s' needs an ops table with ta",
                        name ? name : "(null)");
@@ -266,6 +299,11 @@ cdevs_model *cdevs_atomic_add(cdevs_model *parent, const char *name,
   if (ops->arg_size && !arg) {
     cdevs__model_error(parent, CDEVS_EINVAL, "atomic '%s' of type %s needs an argument",
                        name ? name : "(null)", ops->type ? ops->type : "?");
+    return NULL;
+  }
+  if (parent->ri->n_atomic == UINT32_MAX) { /* atomic ids are 32-bit */
+    cdevs__model_error(parent, CDEVS_ENOMEM, "cannot add '%s': a tree holds at most %u atomic models",
+                       name ? name : "(null)", UINT32_MAX);
     return NULL;
   }
   cdevs_model *m = child_new(parent, name, true);
@@ -334,7 +372,7 @@ static int own_ports(cdevs_model *m) {
 }
 
 int cdevs_port_add(cdevs_model *m, cdevs_dir dir, const char *name, cdevs_kind kind) {
-  if (!usable(m)) return m ? m->ri->status : CDEVS_EINVAL;
+  if (!editable(m, "add port", name)) return m ? m->ri->status : CDEVS_EINVAL;
   if (dir != CDEVS_IN && dir != CDEVS_OUT) {
     cdevs__model_error(m, CDEVS_EINVAL, "port direction must be CDEVS_IN or CDEVS_OUT");
     return CDEVS_EINVAL;
@@ -372,7 +410,8 @@ int cdevs_port_add(cdevs_model *m, cdevs_dir dir, const char *name, cdevs_kind k
 
 cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cdevs_model *to,
                              int tp) {
-  if (!usable(parent)) return parent ? parent->ri->status : CDEVS_EINVAL;
+  if (!editable(parent, "add a coupling from", from ? from->name : NULL))
+    return parent ? parent->ri->status : CDEVS_EINVAL;
   if (parent->atomic) {
     cdevs__model_error(parent, CDEVS_ECOUPLING, "couplings belong to coupled models");
     return CDEVS_ECOUPLING;
@@ -425,7 +464,8 @@ cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cde
 
 cdevs_status cdevs_connect(cdevs_model *parent, cdevs_model *from, const char *from_port,
                            cdevs_model *to, const char *to_port) {
-  if (!usable(parent)) return parent ? parent->ri->status : CDEVS_EINVAL;
+  if (!editable(parent, "add a coupling from", from ? from->name : NULL))
+    return parent ? parent->ri->status : CDEVS_EINVAL;
   if (!from || !to || !from_port || !to_port) {
     cdevs__model_error(parent, CDEVS_EINVAL, "cdevs_connect: NULL model or port name");
     return CDEVS_EINVAL;
@@ -463,7 +503,7 @@ void cdevs_model_counts_get(const cdevs_model *m, cdevs_model_counts *c) {
 }
 
 void cdevs_model_set_priority(cdevs_model *m, int priority) {
-  if (m) m->priority = priority;
+  if (m && (!m->parent || editable(m->parent, "set the priority of", m->name))) m->priority = priority;
 }
 
 const char *cdevs_model_name(const cdevs_model *m) { return m ? m->name : NULL; }
@@ -482,15 +522,20 @@ size_t cdevs_model_path(const cdevs_model *m, char *buf, size_t size) {
     if (size) buf[0] = '\0';
     return 0;
   }
-  size_t n = m->parent ? cdevs_model_path(m->parent, buf, size) : 0;
-  size_t len = strlen(m->name);
-  if (m->parent) {
-    if (n + 1 < size) buf[n] = '.';
-    n++;
+  /* The whole length first, then the names from the last back to the root, each
+     copied only as far as it fits (no recursion: trees may be very deep). */
+  size_t n = 0;
+  for (const cdevs_model *p = m; p; p = p->parent) n += strlen(p->name) + (p->parent ? 1 : 0);
+  size_t end = n;
+  for (const cdevs_model *p = m; p; p = p->parent) {
+    size_t len = strlen(p->name);
+    end -= len;
+    for (size_t i = 0; i < len && end + i + 1 < size; i++) buf[end + i] = p->name[i];
+    if (p->parent) {
+      end--;
+      if (end + 1 < size) buf[end] = '.';
+    }
   }
-  for (size_t i = 0; i < len; i++)
-    if (n + i + 1 < size) buf[n + i] = m->name[i];
-  n += len;
   if (size) buf[n < size ? n : size - 1] = '\0';
   return n;
 }

@@ -3,6 +3,7 @@
 #ifndef CDEVS_MODEL_IMPL_H
 #define CDEVS_MODEL_IMPL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "cdevs/model.h"
@@ -33,6 +34,9 @@ typedef struct root_info {
   uint32_t n_atomic;   /* atomics in the tree, for sizing the flattened arrays */
   uint64_t n_eic, n_ic, n_eoc; /* couplings in the tree, by kind */
   uint64_t n_coupled;
+  /* live simulators built from this tree, which freezes it; atomic because replications
+     may be built and freed from several threads */
+  atomic_uint_least32_t nsims;
 } root_info;
 
 /* An open-addressed index of a list's names (slot: list position, or -1), built

@@ -158,6 +158,7 @@ void cdevs_sim_free(cdevs_sim *s) {
   CDEVS_FREEARR(a, s->links, s->caplinks);
   CDEVS_FREEARR(a, s->evs, s->capevs);
   CDEVS_FREEARR(a, s->inj, s->capinj);
+  atomic_fetch_sub(&s->root->ri->nsims, 1);
   cdevs_alloc copy = *a;
   cdevs__free(&copy, s, sizeof *s);
 }
@@ -192,8 +193,14 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   if (o.max_transitions_per_instant == 0) o.max_transitions_per_instant = 1000000;
   const cdevs_alloc *a = &root->ri->alloc;
   cdevs_sim *s = cdevs__calloc(a, 1, sizeof *s);
-  if (!s) return CDEVS_ENOMEM;
+  if (!s) {
+    cdevs__model_error((cdevs_model *)(uintptr_t)root, CDEVS_ENOMEM,
+                       "out of memory building the simulator of %u atomic models",
+                       root->ri->n_atomic);
+    return CDEVS_ENOMEM;
+  }
   s->root = root;
+  atomic_fetch_add(&root->ri->nsims, 1); /* frozen until cdevs_sim_free */
   s->alloc = *a;
   a = &s->alloc;
   s->opts = o;
@@ -276,6 +283,10 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   return CDEVS_OK;
 
 fail:
+  if (st == CDEVS_ENOMEM)
+    cdevs__model_error((cdevs_model *)(uintptr_t)root, st,
+                       "out of memory building the simulator of %u atomic models",
+                       root->ri->n_atomic);
   cdevs_sim_free(s);
   return st;
 }

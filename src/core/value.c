@@ -11,7 +11,9 @@ struct cdevs_msg {
   size_t refs;
   size_t size; /* payload bytes */
   const cdevs_msg_type *type;
-  const cdevs_alloc *alloc;
+  /* A copy, not a pointer: the allocator passed in may live in a simulator (or on the
+     caller's stack) that goes away while the message is still held. */
+  cdevs_alloc alloc;
   alignas(max_align_t) unsigned char data[];
 };
 
@@ -62,7 +64,7 @@ cdevs_msg *cdevs_msg_new(const cdevs_alloc *a, const cdevs_msg_type *type, size_
   m->refs = 1;
   m->size = size;
   m->type = type;
-  m->alloc = a;
+  m->alloc = *a;
   return m;
 }
 
@@ -74,7 +76,8 @@ cdevs_msg *cdevs_msg_retain(cdevs_msg *m) {
 void cdevs_msg_release(cdevs_msg *m) {
   if (!m || --m->refs > 0) return;
   if (m->type && m->type->destroy) m->type->destroy(m->data);
-  cdevs__free(m->alloc, m, sizeof(cdevs_msg) + m->size);
+  cdevs_alloc a = m->alloc;
+  cdevs__free(&a, m, sizeof(cdevs_msg) + m->size);
 }
 
 void *cdevs_msg_data(cdevs_msg *m) { return m ? m->data : NULL; }
