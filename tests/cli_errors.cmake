@@ -98,9 +98,11 @@ endif()
 
 # --vars takes array names and subscripts with ranges, as MMO_Output does.
 file(WRITE ${WORK}/arr.mo "model arr\n  Real x[6](each start = 1);\n  Real m[2,3](each start = 0);\nequation\n  for i in 1:6 loop\n    der(x[i]) = -x[i];\n  end for;\n  for i in 1:2 loop\n    for j in 1:3 loop\n      der(m[i,j]) = 1;\n    end for;\n  end for;\nend arr;\n")
-foreach(case "x[2:2:6], m[2,:]|time,x[2],x[4],x[6],m[2,1],m[2,2],m[2,3]"
+# Names with a comma are quoted as RFC 4180 asks, so the header has as many fields as
+# the rows (unquoted, m[2,1] was two fields).
+foreach(case "x[2:2:6], m[2,:]|time,x[2],x[4],x[6],\"m[2,1]\",\"m[2,2]\",\"m[2,3]\""
              "x|time,x[1],x[2],x[3],x[4],x[5],x[6]"
-             "m[:,3],x[ 1 ]|time,m[1,3],m[2,3],x[1]")
+             "m[:,3],x[ 1 ]|time,\"m[1,3]\",\"m[2,3]\",x[1]")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 vars)
   list(GET parts 1 want)
