@@ -156,7 +156,7 @@ cdevs_status cdevs_results_file_open(const char *path, cdevs_results_file **out)
     clock_gettime(CLOCK_REALTIME, &ts);
     for (int tries = 0; tries < 100; tries++) {
       unsigned long salt = (unsigned long)ts.tv_nsec * 2654435761u + counter++;
-      snprintf(rf->tmp, cap, "%.*s.%s.%ld.%06lx.part", (int)dlen, rf->target, base, (long)getpid(),
+      snprintf(rf->tmp, cap, "%.*s.%.200s.%ld.%06lx.part", (int)dlen, rf->target, base, (long)getpid(),
                salt & 0xffffffu);
       fd = open(rf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       if (fd >= 0 || errno != EEXIST) break;
