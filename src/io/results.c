@@ -25,6 +25,7 @@ struct cdevs_results_file {
   FILE *f;
   char *tmp;    /* NULL when writing the target directly (a device or a pipe) */
   char *target; /* path with symbolic links followed */
+  char *buf;    /* the stream's buffer: large, so that rows go out in few writes */
 };
 
 static char *dup_str(const char *s) {
@@ -113,7 +114,7 @@ cdevs_status cdevs_results_check_path(const char *path) {
 
 static void file_free(cdevs_results_file *rf) {
   int e = errno;
-  free(rf->tmp), free(rf->target), free(rf);
+  free(rf->tmp), free(rf->target), free(rf->buf), free(rf);
   errno = e;
 }
 
@@ -172,6 +173,8 @@ cdevs_status cdevs_results_file_open(const char *path, cdevs_results_file **out)
     file_free(rf);
     return CDEVS_EIO;
   }
+  enum { BUF_BYTES = 1 << 18 };
+  if ((rf->buf = malloc(BUF_BYTES))) setvbuf(rf->f, rf->buf, _IOFBF, BUF_BYTES);
   *out = rf;
   return CDEVS_OK;
 }
