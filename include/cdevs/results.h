@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Result files: the outputs of a model written as CSV while it runs. */
+/* Result files: the outputs of a model written as CSV or MAT v4 while it runs. */
 #ifndef CDEVS_RESULTS_H
 #define CDEVS_RESULTS_H
+
+#include <stdio.h>
 
 #include "model.h"
 #include "sim.h"
@@ -14,13 +16,20 @@ typedef struct cdevs_results cdevs_results;
 
 /*
  * Records every output port of `atomic` (values are Taylor series, evaluated exactly)
- * into a CSV file with the header "time,<port names>". With step = 0 a row is written
+ * into a CSV file with the header "time,<port names>" (names quoted as RFC 4180 asks
+ * when they hold a comma, a quote or a line break). With step = 0 a row is written
  * for every instant at which an output changes (its values after that instant);
  * with step > 0 rows are written at t0, t0 + step, … (dense output). A path ending
  * in ".mat" gets MAT v4 in the Dymola/OpenModelica result layout instead (name,
- * description, dataInfo, data_1, data_2: what OMPlot and DyMat read), kept in
- * memory and written at close. The file is written as path.part and renamed by
- * cdevs_results_close.
+ * description, dataInfo, data_1, data_2: what OMPlot and DyMat read).
+ *
+ * Rows stream to disk as they come, in bounded memory, for MAT too: data_2 is
+ * written one time point (one column) at a time and its column count is filled in
+ * by cdevs_results_close. The file is written under a unique temporary name in the
+ * target's directory and renamed onto the target by cdevs_results_close, so a run
+ * that dies leaves the previous file (if any) intact and two runs never share a
+ * temporary file. A symbolic link at path is followed: its target is written, the
+ * link stays. On CDEVS_EIO, errno says why (ENOENT, EACCES, EROFS, EISDIR, …).
  */
 cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const char *path,
                                 double step, cdevs_results **out);
@@ -29,11 +38,35 @@ cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const
 cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_model *const *atomics,
                                       const int *ports, const char *const *names, const char *path,
                                       double step, cdevs_results **out);
-/* Writes what is pending up to t_end; ok = 0 discards the file. Returns CDEVS_EIO if
- * writing failed. Detaches from the simulator; NULL is accepted. */
+/* Writes what is pending up to t_end and renames the file into place; ok = 0
+ * discards it. The file is complete and valid up to its last row whenever close
+ * returns CDEVS_OK, also for a run cut short (pass the time it reached). Returns
+ * CDEVS_EIO if writing failed (errno says why). Detaches from the simulator; NULL is
+ * accepted. */
 cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok);
 /* Rows written so far. */
 uint64_t cdevs_results_rows(const cdevs_results *r);
+
+/*
+ * Whether a result file could be written at path, without writing anything: its
+ * directory (after following symbolic links) exists and is writable, and path is
+ * not a directory. CDEVS_OK, or CDEVS_EIO with errno set to the reason, so that a
+ * command can refuse a bad path before a long run rather than after it.
+ */
+cdevs_status cdevs_results_check_path(const char *path);
+
+/*
+ * Any output file with the same guarantees: written under a unique temporary name
+ * in the directory of path's (link-followed) target and renamed onto it by
+ * cdevs_results_file_close(f, 1); cdevs_results_file_close(f, 0) removes it. The
+ * FILE is the caller's to write, not to close. On CDEVS_EIO errno says why.
+ */
+typedef struct cdevs_results_file cdevs_results_file;
+cdevs_status cdevs_results_file_open(const char *path, cdevs_results_file **out);
+FILE *cdevs_results_file_stream(cdevs_results_file *f);
+/* Flushes, closes and renames into place (keep = 1) or removes (keep = 0). Returns
+ * CDEVS_EIO if anything written was lost; NULL is accepted. */
+cdevs_status cdevs_results_file_close(cdevs_results_file *f, int keep);
 
 #ifdef __cplusplus
 }

@@ -1,26 +1,216 @@
 /* SPDX-License-Identifier: MIT */
-/* CSV result files fed by a simulator observer: every change, or dense on a step. */
+/* Result files fed by a simulator observer (CSV or MAT v4, every change or dense on a
+ * step), streamed to a temporary file beside the target and renamed into place. */
+#define _POSIX_C_SOURCE 200809L
 #include "cdevs/results.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "blocks/signal.h"
 
 typedef cdevs__sig series;
+
+/* ---- files written beside their target and renamed into place --------------------- */
+
+struct cdevs_results_file {
+  FILE *f;
+  char *tmp;    /* NULL when writing the target directly (a device or a pipe) */
+  char *target; /* path with symbolic links followed */
+  char *buf;    /* the stream's buffer: large, so that rows go out in few writes */
+};
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* path with symbolic links followed up to the last one, so that writing the result
+ * writes the link's target and keeps the link. A dangling link names a new file. */
+static char *follow_links(const char *path) {
+  char *p = dup_str(path);
+  for (int hops = 0; p && hops < 40; hops++) {
+    struct stat st;
+    if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    char link[4096];
+    ssize_t n = readlink(p, link, sizeof link - 1);
+    if (n < 0) break;
+    link[n] = '\0';
+    const char *slash = strrchr(p, '/');
+    size_t d = link[0] == '/' || !slash ? 0 : (size_t)(slash - p) + 1;
+    char *next = malloc(d + (size_t)n + 1);
+    if (next) {
+      memcpy(next, p, d);
+      memcpy(next + d, link, (size_t)n + 1);
+    }
+    free(p);
+    p = next;
+  }
+  if (p) {
+    free(p);
+    errno = ELOOP;
+  }
+  return NULL;
+}
+
+/* The directory part of path ("." when there is none). */
+static char *dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return dup_str(".");
+  size_t n = slash == path ? 1 : (size_t)(slash - path);
+  char *d = malloc(n + 1);
+  if (d) {
+    memcpy(d, path, n);
+    d[n] = '\0';
+  }
+  return d;
+}
+
+/* 0 if target (links followed) can be written: 1 if it is an existing non-regular
+ * file (a device or a pipe: written in place), -1 with errno otherwise. */
+static int check_target(const char *target, struct stat *tst, int *exists) {
+  *exists = stat(target, tst) == 0;
+  if (*exists && S_ISDIR(tst->st_mode)) {
+    errno = EISDIR;
+    return -1;
+  }
+  if (*exists && !S_ISREG(tst->st_mode)) return 1;
+  char *dir = dir_of(target);
+  if (!dir) return -1;
+  struct stat dst;
+  int rc = stat(dir, &dst);
+  if (rc == 0 && !S_ISDIR(dst.st_mode)) errno = ENOTDIR, rc = -1;
+  if (rc == 0) rc = access(dir, W_OK | X_OK);
+  int e = errno;
+  free(dir);
+  errno = e;
+  return rc ? -1 : 0;
+}
+
+cdevs_status cdevs_results_check_path(const char *path) {
+  if (!path || !*path) {
+    errno = ENOENT;
+    return CDEVS_EIO;
+  }
+  char *target = follow_links(path);
+  if (!target) return CDEVS_EIO;
+  struct stat st;
+  int exists, rc = check_target(target, &st, &exists);
+  int e = errno;
+  free(target);
+  errno = e;
+  return rc < 0 ? CDEVS_EIO : CDEVS_OK;
+}
+
+static void file_free(cdevs_results_file *rf) {
+  int e = errno;
+  free(rf->tmp), free(rf->target), free(rf->buf), free(rf);
+  errno = e;
+}
+
+cdevs_status cdevs_results_file_open(const char *path, cdevs_results_file **out) {
+  *out = NULL;
+  if (!path || !*path) {
+    errno = ENOENT;
+    return CDEVS_EIO;
+  }
+  cdevs_results_file *rf = calloc(1, sizeof *rf);
+  if (!rf) return CDEVS_ENOMEM;
+  if (!(rf->target = follow_links(path))) {
+    int e = errno;
+    free(rf);
+    errno = e;
+    return e == ENOMEM ? CDEVS_ENOMEM : CDEVS_EIO;
+  }
+  struct stat st;
+  int exists, kind = check_target(rf->target, &st, &exists);
+  if (kind < 0) {
+    file_free(rf);
+    return CDEVS_EIO;
+  }
+  int fd = -1;
+  if (kind == 1) {
+    fd = open(rf->target, O_WRONLY | O_CLOEXEC);
+  } else {
+    /* A unique name beside the target (so the rename stays within one file system):
+     * created exclusively, as mkstemp does, but with mode 0666 so that the umask, not
+     * the temporary name, decides who may read the result. */
+    const char *slash = strrchr(rf->target, '/');
+    const char *base = slash ? slash + 1 : rf->target;
+    size_t dlen = slash ? (size_t)(slash - rf->target) + 1 : 0, cap = strlen(rf->target) + 64;
+    if (!(rf->tmp = malloc(cap))) {
+      file_free(rf);
+      return CDEVS_ENOMEM;
+    }
+    static unsigned long counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    for (int tries = 0; tries < 100; tries++) {
+      unsigned long salt = (unsigned long)ts.tv_nsec * 2654435761u + counter++;
+      snprintf(rf->tmp, cap, "%.*s.%.200s.%ld.%06lx.part", (int)dlen, rf->target, base, (long)getpid(),
+               salt & 0xffffffu);
+      fd = open(rf->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd >= 0 || errno != EEXIST) break;
+    }
+    /* Replacing a file keeps its permissions. */
+    if (fd >= 0 && exists) (void)fchmod(fd, st.st_mode & 07777);
+  }
+  if (fd < 0 || !(rf->f = fdopen(fd, "wb"))) {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    if (rf->tmp && fd >= 0) remove(rf->tmp);
+    errno = e;
+    file_free(rf);
+    return CDEVS_EIO;
+  }
+  enum { BUF_BYTES = 1 << 18 };
+  if ((rf->buf = malloc(BUF_BYTES))) setvbuf(rf->f, rf->buf, _IOFBF, BUF_BYTES);
+  *out = rf;
+  return CDEVS_OK;
+}
+
+FILE *cdevs_results_file_stream(cdevs_results_file *rf) { return rf ? rf->f : NULL; }
+
+cdevs_status cdevs_results_file_close(cdevs_results_file *rf, int keep) {
+  if (!rf) return CDEVS_OK;
+  int bad = ferror(rf->f) != 0, e = bad ? EIO : 0;
+  if (fclose(rf->f) != 0 && !bad) bad = 1, e = errno;
+  if (rf->tmp) {
+    if (keep && !bad && rename(rf->tmp, rf->target) != 0) bad = 1, e = errno;
+    if (!keep || bad) remove(rf->tmp);
+  }
+  file_free(rf);
+  if (keep && bad) {
+    errno = e;
+    return CDEVS_EIO;
+  }
+  return CDEVS_OK;
+}
+
+/* ---- the recorder ------------------------------------------------------------------ */
 
 struct cdevs_results {
   cdevs_sim *sim;
   uint32_t *src_atomic; /* per column: the atomic model and output port it follows */
   int *src_port;
   char **names;
-  int mat;           /* MAT v4 (Dymola layout): rows are kept and written at close */
-  double *rows_mem;  /* (1 + nports) doubles per row */
-  size_t nrows_mem, cap_mem;
+  int mat;           /* MAT v4 (Dymola layout): data_2 grows a column per row */
+  double *rowbuf;    /* MAT: 1 + nports doubles */
+  long off_data1;    /* MAT: where data_1's two values go */
+  long off_data2;    /* MAT: where data_2's header starts (its column count at + 8) */
+  double first_t;    /* the first row's time, or NaN */
+  cdevs_results_file *file;
   FILE *f;
-  char *path, *part;
   double step, t0;
   uint64_t k; /* next dense sample */
   double row_t; /* step = 0: the instant whose row is pending, or NaN */
@@ -31,30 +221,19 @@ struct cdevs_results {
   cdevs_observer obs;
 };
 
-
 static void row(cdevs_results *r, double t) {
+  if (r->rows == 0) r->first_t = t;
+  r->rows++;
   if (r->mat) {
-    size_t w = 1 + (size_t)r->nports;
-    if (r->nrows_mem == r->cap_mem) {
-      size_t cap = r->cap_mem ? 2 * r->cap_mem : 1024;
-      double *n = realloc(r->rows_mem, cap * w * sizeof *n);
-      if (!n) {
-        r->failed = 1;
-        return;
-      }
-      r->rows_mem = n;
-      r->cap_mem = cap;
-    }
-    double *p = r->rows_mem + r->nrows_mem++ * w;
+    double *p = r->rowbuf;
     p[0] = t;
     for (int k = 0; k < r->nports; k++) p[1 + k] = cdevs__sig_eval(&r->s[k], t);
-    r->rows++;
+    if (fwrite(p, sizeof *p, 1 + (size_t)r->nports, r->f) != 1 + (size_t)r->nports) r->failed = 1;
     return;
   }
   if (fprintf(r->f, "%.17g", t) < 0) r->failed = 1;
   for (int p = 0; p < r->nports; p++) fprintf(r->f, ",%.17g", cdevs__sig_eval(&r->s[p], t));
   if (fputc('\n', r->f) == EOF) r->failed = 1;
-  r->rows++;
 }
 
 /* Dense rows strictly before t (the series are valid up to t). */
@@ -86,10 +265,29 @@ static void on_output(void *ud, double t, uint32_t atomic, int port, const cdevs
 }
 
 static void free_results(cdevs_results *r) {
+  int e = errno;
   for (int k = 0; r->names && k < r->nports; k++) free(r->names[k]);
-  free(r->names), free(r->src_atomic), free(r->src_port), free(r->rows_mem);
-  free(r->s), free(r->path), free(r->part), free(r);
+  free(r->names), free(r->src_atomic), free(r->src_port), free(r->rowbuf);
+  free(r->s), free(r);
+  errno = e;
 }
+
+/* A CSV field as RFC 4180 has it: quoted, with quotes doubled, when it holds a comma,
+ * a quote or a line break (an array element "u[1,2]" would otherwise be two). */
+static void csv_field(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static int mat_begin(cdevs_results *r);
 
 cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_model *const *atomics,
                                       const int *ports, const char *const *names, const char *path,
@@ -102,15 +300,14 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
   r->step = step;
   r->t0 = cdevs_sim_time(sim);
   r->row_t = NAN;
+  r->first_t = NAN;
   r->nports = (int)n;
   r->s = calloc(n ? n : 1, sizeof *r->s);
   r->src_atomic = calloc(n ? n : 1, sizeof *r->src_atomic);
   r->src_port = calloc(n ? n : 1, sizeof *r->src_port);
   r->names = calloc(n ? n : 1, sizeof *r->names);
-  size_t len = strlen(path);
-  r->path = malloc(len + 1);
-  r->part = malloc(len + 6);
-  if (!r->s || !r->src_atomic || !r->src_port || !r->names || !r->path || !r->part) {
+  r->rowbuf = calloc(n + 1, sizeof *r->rowbuf);
+  if (!r->s || !r->src_atomic || !r->src_port || !r->names || !r->rowbuf) {
     free_results(r);
     return CDEVS_ENOMEM;
   }
@@ -122,33 +319,36 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
     r->src_atomic[k] = cdevs_sim_atomic_id(sim, atomics[k]);
     r->src_port[k] = ports[k];
     const char *nm = names && names[k] ? names[k] : cdevs_port_name(atomics[k], CDEVS_OUT, ports[k]);
-    r->names[k] = malloc(strlen(nm ? nm : "?") + 1);
-    if (!r->names[k]) {
+    if (!(r->names[k] = dup_str(nm ? nm : "?"))) {
       free_results(r);
       return CDEVS_ENOMEM;
     }
-    strcpy(r->names[k], nm ? nm : "?");
-  }
-  memcpy(r->path, path, len + 1);
-  snprintf(r->part, len + 6, "%s.part", path);
-  r->f = fopen(r->part, "wb");
-  if (!r->f) {
-    free_results(r);
-    return CDEVS_EIO;
   }
   const char *dot = strrchr(path, '.');
   r->mat = dot && strcmp(dot, ".mat") == 0;
-  if (!r->mat) {
+  cdevs_status st = cdevs_results_file_open(path, &r->file);
+  if (st) {
+    free_results(r);
+    return st;
+  }
+  r->f = cdevs_results_file_stream(r->file);
+  if (r->mat) {
+    if (mat_begin(r)) st = CDEVS_EIO;
+  } else {
     fputs("time", r->f);
-    for (int p = 0; p < r->nports; p++) fprintf(r->f, ",%s", r->names[p]);
+    for (int p = 0; p < r->nports; p++) {
+      fputc(',', r->f);
+      csv_field(r->f, r->names[p]);
+    }
     fputc('\n', r->f);
   }
   r->obs.output = on_output;
-  cdevs_status st = cdevs_sim_observe(sim, &r->obs, r);
+  if (!st) st = cdevs_sim_observe(sim, &r->obs, r);
   if (st) {
-    fclose(r->f);
-    remove(r->part);
+    int e = errno;
+    cdevs_results_file_close(r->file, 0);
     free_results(r);
+    errno = e;
     return st;
   }
   *out = r;
@@ -179,7 +379,9 @@ uint64_t cdevs_results_rows(const cdevs_results *r) { return r ? r->rows : 0; }
  * 51 text (one byte per character). The layout: Aclass (format identification),
  * name and description (one column per variable), dataInfo (per variable: which
  * data matrix, which row of it, 0, -1), data_1 (constant values, here time only)
- * and data_2 (time and the variables, one column per time point). */
+ * and data_2 (time and the variables, one column per time point). data_2 is last, so
+ * each row of results is one more column at the end of the file; its column count
+ * and data_1's time span are filled in at close. */
 
 static void mat_header(FILE *f, int32_t type, int32_t rows, int32_t cols, const char *name) {
   int32_t h[5] = {type, rows, cols, 0, (int32_t)strlen(name) + 1};
@@ -200,7 +402,8 @@ static void mat_text_columns(FILE *f, const char *name, const char *const *strs,
   }
 }
 
-static void mat_write(cdevs_results *r, double t_end) {
+/* Everything up to data_2's first column; 0, or -1 with errno. */
+static int mat_begin(cdevs_results *r) {
   FILE *f = r->f;
   int nv = 1 + r->nports;
   /* Aclass: 4 rows of text, stored column by column. */
@@ -211,8 +414,8 @@ static void mat_write(cdevs_results *r, double t_end) {
   const char **names = malloc((size_t)nv * sizeof *names), **descr = malloc((size_t)nv * sizeof *descr);
   if (!names || !descr) {
     free(names), free(descr);
-    r->failed = 1;
-    return;
+    errno = ENOMEM;
+    return -1;
   }
   names[0] = "time", descr[0] = "Time in [s]";
   for (int p = 0; p < r->nports; p++) names[1 + p] = r->names[p], descr[1 + p] = "";
@@ -225,12 +428,29 @@ static void mat_write(cdevs_results *r, double t_end) {
     fwrite(info, sizeof info, 1, f);
   }
   /* data_1: constants over [t0, t_end]; only time. */
-  double t0 = r->nrows_mem ? r->rows_mem[0] : r->t0;
+  double span[2] = {r->t0, r->t0};
   mat_header(f, 0, 1, 2, "data_1");
-  fwrite(&t0, sizeof t0, 1, f);
-  fwrite(&t_end, sizeof t_end, 1, f);
-  mat_header(f, 0, nv, (int32_t)r->nrows_mem, "data_2");
-  fwrite(r->rows_mem, sizeof(double) * (size_t)nv, r->nrows_mem, f);
+  r->off_data1 = ftell(f);
+  fwrite(span, sizeof span, 1, f);
+  r->off_data2 = ftell(f);
+  mat_header(f, 0, nv, 0, "data_2");
+  if (r->off_data1 < 0 || r->off_data2 < 0) return -1; /* not seekable: a pipe */
+  return ferror(f) ? -1 : 0;
+}
+
+/* Fills in data_1's time span and data_2's column count. 0, or -1 with errno. */
+static int mat_finish(cdevs_results *r, double t_end) {
+  if (r->rows > INT32_MAX) {
+    errno = EFBIG;
+    return -1;
+  }
+  double span[2] = {r->rows ? r->first_t : r->t0, t_end};
+  int32_t cols = (int32_t)r->rows;
+  if (fflush(r->f) || fseek(r->f, r->off_data1, SEEK_SET) || fwrite(span, sizeof span, 1, r->f) != 1 ||
+      fseek(r->f, r->off_data2 + 8, SEEK_SET) || fwrite(&cols, sizeof cols, 1, r->f) != 1 ||
+      fseek(r->f, 0, SEEK_END))
+    return -1;
+  return 0;
 }
 
 cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
@@ -244,14 +464,12 @@ cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
       if (t_end > r->row_t) row(r, t_end); /* the state at the stop time */
     }
   }
-  if (ok && r->mat) mat_write(r, t_end);
-  int bad = r->failed || ferror(r->f);
-  bad |= fclose(r->f) != 0;
-  cdevs_status st = CDEVS_OK;
-  if (!ok || bad || rename(r->part, r->path) != 0) {
-    remove(r->part);
-    st = ok ? CDEVS_EIO : CDEVS_OK;
-  }
+  int e = 0;
+  if (ok && r->failed) e = errno ? errno : EIO;
+  if (ok && !e && r->mat && mat_finish(r, t_end)) e = errno;
+  cdevs_status st = cdevs_results_file_close(r->file, ok && !e);
+  if (!st && e) st = CDEVS_EIO;
+  if (st && e) errno = e;
   free_results(r);
-  return st;
+  return ok ? st : CDEVS_OK;
 }

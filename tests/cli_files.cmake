@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: MIT
+# cdevs run and its files: where results go by default, paths refused before the run
+# with the reason, links followed, two runs on one --out, standard input, size limits,
+# --help everywhere, and no file name reaching gnuplot as script text.
+set(D ${WORK}/cli_files)
+file(REMOVE_RECURSE ${D})
+file(MAKE_DIRECTORY ${D})
+file(WRITE ${D}/good.mo "model good\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend good;\n")
+# A run that would take hours (an oscillator over 1e9 periods at a fine tolerance):
+# a path refused within the test's timeout was refused before simulating.
+file(WRITE ${D}/long.mo "model long\n  Real x(start = 1), y(start = 0);\nequation\n  der(x) = y;\n  der(y) = -x;\n  annotation(experiment(StopTime = 1e9, Tolerance = 1e-8, AbsTolerance = 1e-10));\nend long;\n")
+
+function(run_cdevs)
+  execute_process(COMMAND ${CDEVS} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  WORKING_DIRECTORY ${D} TIMEOUT 60)
+  set(rc "${rc}" PARENT_SCOPE)
+  set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect rc_want needle)
+  run_cdevs(${ARGN})
+  if(NOT rc STREQUAL "${rc_want}")
+    message(FATAL_ERROR "cdevs ${ARGN}: exit '${rc}', expected ${rc_want}\n${out}${err}")
+  endif()
+  string(FIND "${out}${err}" "${needle}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "cdevs ${ARGN}: output lacks '${needle}':\n${out}${err}")
+  endif()
+endfunction()
+
+# --help on every subcommand: the usage and the exit statuses on stdout, status 0.
+foreach(cmd "run" "check" "list-blocks" "devstone" "bench" "example;flyback" "example;efp")
+  run_cdevs(${cmd} --help)
+  string(REPLACE ";" " " name "${cmd}")
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^usage: cdevs ${name} " OR NOT out MATCHES "exit status: 0 done")
+    message(FATAL_ERROR "cdevs ${name} --help: exit ${rc}\n${out}${err}")
+  endif()
+endforeach()
+expect(2 "unknown option '--bogus' (see cdevs run --help)" run good.mo --bogus)
+expect(2 "--out needs a value" run good.mo --out)
+
+# The output path is checked before the run, with the reason.
+expect(1 "cannot write nodir/x.csv: No such file or directory" run long.mo --out nodir/x.csv)
+file(MAKE_DIRECTORY ${D}/dir.csv)
+expect(1 "cannot write dir.csv: Is a directory" run long.mo --out dir.csv)
+execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(uid STREQUAL "0")
+  # root writes into a mode 0555 directory; sysfs refuses it.
+  if(EXISTS /sys/kernel)
+    expect(1 "cannot write /sys/x.csv: Permission denied" run long.mo --out /sys/x.csv)
+  endif()
+else()
+  file(MAKE_DIRECTORY ${D}/ro)
+  file(CHMOD ${D}/ro DIRECTORY_PERMISSIONS OWNER_READ OWNER_EXECUTE)
+  expect(1 "cannot write ro/x.csv: Permission denied" run long.mo --out ro/x.csv)
+  file(CHMOD ${D}/ro DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+endif()
+
+# Without --out the results go to results/<model>.csv, and the run says so.
+expect(0 "writing the results to results/good.csv" run good.mo --stop 2)
+file(STRINGS ${D}/results/good.csv rows)
+list(GET rows 0 header)
+list(GET rows -1 last)
+string(REGEX REPLACE "^2," "" x2 "${last}")
+# x(2) = e^-2 = 0.135335 within the 1e-3 quantum
+if(NOT header STREQUAL "time,x" OR x2 LESS 0.134335 OR x2 GREATER 0.136335)
+  message(FATAL_ERROR "results/good.csv: '${header}' … '${last}'")
+endif()
+run_cdevs(run good.mo --no-out --stop 2)
+if(NOT rc EQUAL 0 OR err MATCHES "writing the results")
+  message(FATAL_ERROR "--no-out: ${rc}\n${err}")
+endif()
+
+# A symbolic link given as --out: its target is written, the link stays.
+file(CREATE_LINK real.csv ${D}/link.csv SYMBOLIC)
+expect(0 "summary:" run good.mo --stop 2 --out link.csv)
+if(NOT IS_SYMLINK ${D}/link.csv OR NOT EXISTS ${D}/real.csv)
+  message(FATAL_ERROR "--out link.csv replaced the link instead of writing real.csv")
+endif()
+file(STRINGS ${D}/real.csv rows LIMIT_COUNT 1)
+if(NOT rows STREQUAL "time,x")
+  message(FATAL_ERROR "real.csv: '${rows}'")
+endif()
+
+# The model from standard input.
+execute_process(COMMAND ${CDEVS} run - --stop 2 --out stdin.csv INPUT_FILE ${D}/good.mo
+                RESULT_VARIABLE rc ERROR_VARIABLE err WORKING_DIRECTORY ${D})
+file(STRINGS ${D}/stdin.csv rows)
+list(GET rows -1 last)
+string(REGEX REPLACE "^2," "" x2 "${last}")
+if(NOT rc EQUAL 0 OR x2 LESS 0.134335 OR x2 GREATER 0.136335)
+  message(FATAL_ERROR "run - < good.mo: ${rc} '${last}'\n${err}")
+endif()
+execute_process(COMMAND ${CDEVS} check - INPUT_FILE ${D}/good.mo RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                WORKING_DIRECTORY ${D})
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "<stdin>: ok (1 state)\n")
+  message(FATAL_ERROR "check - < good.mo: ${rc} '${out}'")
+endif()
+file(WRITE ${D}/bad.mo "model bad\n  Real x;\nequation\n  der(x) = -y;\nend bad;\n")
+execute_process(COMMAND ${CDEVS} check - INPUT_FILE ${D}/bad.mo RESULT_VARIABLE rc ERROR_VARIABLE err
+                WORKING_DIRECTORY ${D})
+if(NOT rc EQUAL 1 OR NOT err MATCHES "<stdin>:4:13: error: unknown variable 'y'")
+  message(FATAL_ERROR "check - < bad.mo: ${rc} '${err}'")
+endif()
+
+# Model text is read with a size limit: /dev/zero is refused, not read until the
+# memory runs out; so is a (sparse) 65 MiB file, by its size.
+if(EXISTS /dev/zero)
+  expect(1 "/dev/zero: more than 64 MiB of text" check /dev/zero)
+endif()
+execute_process(COMMAND truncate -s 65M ${D}/huge.mo RESULT_VARIABLE trc)
+if(trc EQUAL 0)
+  expect(1 "huge.mo: 68157440 bytes, more than a model file may have (64 MiB)" check huge.mo)
+endif()
+expect(1 "cannot read: Is a directory" check dir.csv)
+
+# Two runs writing the same --out at once: each writes its own temporary file, so the
+# result is one run's file whole (before, both wrote F.part and rows interleaved).
+file(WRITE ${D}/osc.mo "model osc\n  Real x(start = 1), y(start = 0);\nequation\n  der(x) = y;\n  der(y) = -x;\n  annotation(experiment(StopTime = 3000, Tolerance = 1e-4, AbsTolerance = 1e-6));\nend osc;\n")
+# (Different tolerances: the two files differ from their first rows. The old command
+# gave a file matching neither, and one run failed.)
+foreach(s 2000 3000)
+  math(EXPR tol "${s} / 1000")
+  run_cdevs(run osc.mo --stop ${s} --tol ${tol}e-4 --out alone${s}.csv --quiet)
+  file(SHA256 ${D}/alone${s}.csv h${s})
+endforeach()
+execute_process(COMMAND ${CDEVS} run osc.mo --stop 2000 --tol 2e-4 --out both.csv --quiet
+                COMMAND ${CDEVS} run osc.mo --stop 3000 --tol 3e-4 --out both.csv --quiet
+                RESULTS_VARIABLE rcs WORKING_DIRECTORY ${D})
+file(SHA256 ${D}/both.csv hb)
+file(GLOB leftovers ${D}/.both.csv.*)
+if(NOT rcs STREQUAL "0;0" OR (NOT hb STREQUAL h2000 AND NOT hb STREQUAL h3000) OR leftovers)
+  message(FATAL_ERROR "two runs on both.csv: ${rcs}; the file is neither run's whole output; left: ${leftovers}")
+endif()
+
+# No file name reaches gnuplot as script text (a model named to close a quote and
+# call system() made ./pwned). Needs gnuplot.
+find_program(GNUPLOT gnuplot)
+if(GNUPLOT)
+  # CMake lists split at ';', so a shell script (no shell in cdevs itself) runs it.
+  file(WRITE ${D}/evil.sh [=[
+cd "$(dirname "$0")" || exit 99
+evil="x'; system \"touch pwned\"; print '"
+cp good.mo "$evil.mo" || exit 99
+"$1" run "$evil.mo" --plot "$evil.svg" --quiet || exit $?
+test -f "$evil.svg" && test -f "results/$evil.csv" || exit 98
+]=])
+  execute_process(COMMAND sh ${D}/evil.sh ${CDEVS} RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR EXISTS ${D}/pwned)
+    message(FATAL_ERROR "--plot with a quote in the names: exit ${rc}, pwned: ${D}/pwned\n${err}")
+  endif()
+  # A line break would end a gnuplot command and start another.
+  set(evil2 "y\nsystem 'touch pwned'\n")
+  file(WRITE "${D}/${evil2}.mo" "model good\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend good;\n")
+  run_cdevs(run "${evil2}.mo" --out "${evil2}.csv" --plot p2.svg --quiet)
+  if(NOT rc EQUAL 0 OR EXISTS ${D}/pwned OR NOT EXISTS ${D}/p2.svg)
+    message(FATAL_ERROR "--plot with a line break in the names: exit ${rc}\n${err}")
+  endif()
+  # --plot without --out draws from the default results file.
+  run_cdevs(run good.mo --plot good.svg)
+  if(NOT rc EQUAL 0 OR NOT EXISTS ${D}/good.svg OR NOT err MATCHES "wrote results/good.csv and good.svg")
+    message(FATAL_ERROR "--plot without --out: exit ${rc}\n${err}")
+  endif()
+else()
+  message(STATUS "gnuplot not installed: the --plot cases are not run")
+endif()

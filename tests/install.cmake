@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: MIT
+# `cmake --install` gives the command, its man page, the library with cdevs.pc and
+# cdevsConfig.cmake, and a program finds and links the library both ways. SUNDIALS
+# belongs to the command only: neither the library nor its build files name it.
+set(P ${WORK}/install/prefix)
+file(REMOVE_RECURSE ${WORK}/install)
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BIN} --prefix ${P} RESULT_VARIABLE rc OUTPUT_QUIET
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cmake --install: ${rc}\n${err}")
+endif()
+file(GLOB_RECURSE pc ${P}/*/pkgconfig/cdevs.pc)
+file(GLOB_RECURSE cfg ${P}/*/cmake/cdevs/cdevsConfig.cmake)
+file(GLOB_RECURSE so ${P}/*/libcdevs.so)
+foreach(f ${P}/bin/cdevs ${P}/share/man/man1/cdevs.1 ${P}/include/cdevs/cdevs.h ${P}/include/cdevs/version.h
+          "${pc}" "${cfg}" "${so}")
+  if(NOT EXISTS "${f}" OR f STREQUAL "")
+    message(FATAL_ERROR "cmake --install did not install '${f}'")
+  endif()
+endforeach()
+
+# The man page is well-formed roff and documents the exit statuses.
+find_program(GROFF groff)
+if(GROFF)
+  execute_process(COMMAND ${GROFF} -man -ww -z ${P}/share/man/man1/cdevs.1 RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT err STREQUAL "")
+    message(FATAL_ERROR "groff on cdevs.1: ${rc}\n${err}")
+  endif()
+endif()
+file(READ ${P}/share/man/man1/cdevs.1 man)
+foreach(needle "EXIT STATUS" ".B 130" "SIGTERM" "results/")
+  string(FIND "${man}" "${needle}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "cdevs.1 lacks '${needle}'")
+  endif()
+endforeach()
+
+# No SUNDIALS in the library or in what its users link.
+file(READ "${pc}" pctext)
+file(GLOB targets ${P}/*/cmake/cdevs/cdevsTargets*.cmake)
+set(alltext "${pctext}")
+foreach(t ${targets})
+  file(READ ${t} tt)
+  string(APPEND alltext "${tt}")
+endforeach()
+find_program(READELF readelf)
+if(READELF)
+  execute_process(COMMAND ${READELF} -d "${so}" OUTPUT_VARIABLE dyn)
+  string(APPEND alltext "${dyn}")
+endif()
+string(TOLOWER "${alltext}" alltext)
+string(FIND "${alltext}" "sundials" pos)
+if(NOT pos EQUAL -1)
+  message(FATAL_ERROR "SUNDIALS reaches the library's users:\n${alltext}")
+endif()
+
+# A sanitizer build's library needs the sanitizer runtime in its users too.
+set(san_flags "")
+if(SANITIZE)
+  set(san_flags -fsanitize=address,undefined)
+endif()
+
+# pkg-config, from the installed prefix (cdevs.pc is relocatable).
+find_program(PKGCONFIG pkg-config)
+find_program(CC NAMES cc gcc)
+if(PKGCONFIG AND CC)
+  get_filename_component(pcdir "${pc}" DIRECTORY)
+  set(ENV{PKG_CONFIG_PATH} "${pcdir}")
+  execute_process(COMMAND ${PKGCONFIG} --cflags --libs cdevs OUTPUT_VARIABLE flags RESULT_VARIABLE rc
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  execute_process(COMMAND ${CC} ${SRC}/tests/install/consumer.c ${flags} ${san_flags} -lm -o ${WORK}/install/pc_consumer
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "cc with pkg-config's flags (${flags}): ${rc}\n${err}")
+  endif()
+  get_filename_component(libdir "${so}" DIRECTORY)
+  set(ENV{LD_LIBRARY_PATH} "${libdir}")
+  execute_process(COMMAND ${WORK}/install/pc_consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^cdevs [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+    message(FATAL_ERROR "the pkg-config consumer: ${rc} '${out}'")
+  endif()
+endif()
+
+# find_package(cdevs) in another project, static and shared.
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC}/tests/install -B ${WORK}/install/build
+                        -DCMAKE_PREFIX_PATH=${P} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS=${san_flags}"
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(rc EQUAL 0)
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/install/build RESULT_VARIABLE rc OUTPUT_VARIABLE err
+                  ERROR_VARIABLE err)
+endif()
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "find_package(cdevs) project: ${rc}\n${err}")
+endif()
+foreach(kind static shared)
+  execute_process(COMMAND ${WORK}/install/build/consumer_${kind} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "^cdevs [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+    message(FATAL_ERROR "consumer_${kind}: ${rc} '${out}'")
+  endif()
+endforeach()
