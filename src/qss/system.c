@@ -24,6 +24,9 @@
 
 /* ---- Bytecode evaluation --------------------------------------------------------- */
 
+/* bc_env's seed that evaluates on the states' x, values only (see check_on_x). */
+#define SEED_X (UINT32_MAX - 1)
+
 static int cmp_op(int op, double a, double b) {
   switch (op) {
   case BC_LT: return a < b;
@@ -39,6 +42,10 @@ static int cmp_op(int op, double a, double b) {
  * evaluation the value of q with ε on the seed's. */
 static inline void load_state(const bc_env *env, uint32_t j, int order, int dual, double *r) {
   if (env->seed != UINT32_MAX) { /* the partial derivative with respect to q_seed */
+    if (env->seed == SEED_X) { /* or the value on x instead of q (check_on_x) */
+      cdevs__series_const(r, cdevs__qvar_x(&env->states[j], env->m, env->t));
+      return;
+    }
     double q[4];
     cdevs__qvar_q(&env->states[j], env->m, env->t, q);
     cdevs__series_const(r, q[0]);
@@ -479,6 +486,8 @@ typedef struct sys_state {
   uint8_t *zjump;     /* the planned event is a jump seen at once, not a root */
   uint8_t *zquiet;    /* its handlers change nothing that is an output */
   double *zhyst;      /* hysteresis: leaving side s means reaching -s·h, not 0 */
+  double *zlag;       /* how far x was short of the level when the crossing last fired */
+  int requant;        /* a requantization (not a reset) is being taken: see plan_cross */
   tnode *tree;     /* 2·nitems - 1 nodes over the items: see tfix */
   uint32_t nitems; /* states, then crossings, then algebraic outputs (their refreshes) */
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
@@ -796,14 +805,15 @@ static int ensure_algs_of(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, ui
       if (pushed) continue; /* its inputs first; a is met again once they are current */
       top--;
       char buf[300];
-      if (cdevs__bc_eval(&sp->alg[a], &env, seeded ? 1 : s->aord[a], val[a], s->stack)) {
+      int order = seed == SEED_X ? 0 : seeded ? 1 : s->aord[a];
+      if (cdevs__bc_eval(&sp->alg[a], &env, order, val[a], s->stack)) {
         sys_fail(cx, t, "algebraic variable '%s'%s: argument outside the domain of a function",
                  sp->alg_names ? sp->alg_names[a] : "?", where(sp, sp->alg_line, a, buf, sizeof buf));
         return -1;
       }
-      if (!finite_series(val[a], seeded ? 1 : s->aord[a])) {
+      if (!finite_series(val[a], order)) {
         snprintf(buf, sizeof buf, "algebraic variable '%s'", sp->alg_names ? sp->alg_names[a] : "?");
-        return not_finite(cx, s, t, buf, sp->alg_line, a, val[a], seeded ? 1 : s->aord[a]);
+        return not_finite(cx, s, t, buf, sp->alg_line, a, val[a], order);
       }
       mark[a] = cur;
     }
@@ -931,13 +941,27 @@ static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   return 0;
 }
 
+/* Crossing z's function at t on the states' x rather than q (its value): where the
+ * states really are. Nonzero on failure (reported). */
+static int cross_on_x(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double *v) {
+  const cdevs__sys_spec *sp = s->sp;
+  if (ensure_algs(cx, s, LIST(s->za, z), t, SEED_X)) return -1;
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, SEED_X, UINT32_MAX};
+  double f[4];
+  if (cdevs__bc_eval(&sp->cross[z].f, &env, 0, f, s->stack)) {
+    sys_fail(cx, t, "zero-crossing %u: argument outside the domain of a function", z);
+    return -1;
+  }
+  *v = f[0];
+  return 0;
+}
+
 /* Crossing z's next time from its series f around t, on side zsign: the root where
- * it leaves the side (past the hysteresis level), or sooner, where the series of a
+ * it leaves the side (past -zsign·band: the hysteresis), or sooner, where the series of a
  * function of time runs out, an evaluation again (zrefresh). */
-static void schedule_cross(sys_state *s, uint32_t z, double t, const double *f) {
+static void schedule_cross(sys_state *s, uint32_t z, double t, const double *f, double band) {
   int order = s->zord[z];
-  double tn = s->zsign[z] == 0 ? INFINITY
-              : t + cdevs__next_cross(f, order, -s->zsign[z] * s->zhyst[z], s->zsign[z]);
+  double tn = s->zsign[z] == 0 ? INFINITY : t + cdevs__next_cross(f, order, -s->zsign[z] * band, s->zsign[z]);
   s->zrefresh[z] = 0;
   if (s->ztime[z]) {
     double tr = t + refresh_tau(s->sp, f, order, s->zhist[z], t);
@@ -963,12 +987,29 @@ static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   double h = s->zhyst[z], level = -s->zsign[z] * h;
   double g[4] = {f[0] - level, f[1], f[2], f[3]};
   int beyond = cdevs__side(g, order);
+  if (s->zsign[z] != 0 && beyond == -s->zsign[z] && s->requant) {
+    /* Past the level only because a requantization moved q (q jumps to x; LIQSS
+     * places it up to a quantum off x): a crossing only if x is past it too, by
+     * more than x was short of the level when the crossing last fired on q (zlag:
+     * it fired while x was still on the other side, and a handler that slowed x
+     * let q run ahead). Otherwise q's jump is no crossing: the pendulum of ARGESIM
+     * C7, lengthened at a crossing of its pin, found two more within a
+     * microsecond. Its next requantizations look again. */
+    double vx;
+    if (cross_on_x(cx, s, z, t, &vx)) return -1;
+    double band = fmax(h, s->zlag[z]);
+    if (!(-s->zsign[z] * vx > band)) { /* not yet: q's series moved to x's value */
+      double gx[4] = {vx, f[1], f[2], f[3]};
+      schedule_cross(s, z, t, gx, band);
+      return 0;
+    }
+  }
   if (s->zsign[z] != 0 && beyond == -s->zsign[z]) {
     tfix(s, item, t); /* the function jumped past the level (a discrete changed): now */
     s->zjump[z] = 1;
   } else {
     if (s->zsign[z] == 0) s->zsign[z] = (int8_t)now;
-    schedule_cross(s, z, t, f);
+    schedule_cross(s, z, t, f, h);
   }
   return 0;
 }
@@ -1113,6 +1154,7 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->zjump = take(base, &off, nz);
   s->zquiet = take(base, &off, nz);
   s->zhyst = take(base, &off, nz * sizeof(double));
+  s->zlag = take(base, &off, nz * sizeof(double));
   /* Node 0 at 16 bytes past a cache line: every pair of siblings (2i+1, 2i+2, 16
    * bytes each) then shares one line, where otherwise every other pair straddles
    * two. */
@@ -1356,6 +1398,7 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
     s->refreshes++;
     return update_der(cx, s, item, t);
   }
+  int reset = s->v[item].restart; /* a reinit's: x jumped too */
   if (s->m->linear_implicit && s->self_dep[item] == SELF_DEP && !s->secant_a)
     exact_a(cx, s, item, t);
   if (s->self_dep[item]) {
@@ -1380,7 +1423,10 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
   }
   algs_stale(s);
   s->steps++;
-  if (after_state_change(cx, s, item, t)) return -1;
+  s->requant = !reset;
+  int rc = after_state_change(cx, s, item, t);
+  s->requant = 0;
+  if (rc) return -1;
   algs_for_outputs(cx, s, t);
   return 0;
 }
@@ -1435,6 +1481,11 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   int side = cdevs__side(f, s->zord[z]);
   int to = side != 0 && side != s->zsign[z] ? side : -s->zsign[z];
   int jumped = s->zjump[z];
+  if (s->zhyst[z] > 0.0) { /* a function of states: where x is (see plan_cross) */
+    double vx;
+    if (cross_on_x(cx, s, z, t, &vx)) return -1;
+    s->zlag[z] = -to * vx > 0.0 ? 2.0 * -to * vx : 0.0;
+  }
   s->zsign[z] = (int8_t)to;
   const sys_crossing *c = &s->sp->cross[z];
   int handled = to > 0 ? c->n_rise != 0 : c->n_fall != 0;
@@ -1454,7 +1505,7 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
      * handler changed what the function reads, plan_cross has already planned it
      * from its new value, a jump included.) */
     f[0] = s->zsign[z] * s->zhyst[z]; /* at the level it just reached */
-    schedule_cross(s, z, t, f);
+    schedule_cross(s, z, t, f, s->zhyst[z]);
   }
   algs_for_outputs(cx, s, t);
   return 0;
