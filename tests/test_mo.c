@@ -1083,6 +1083,31 @@ static void test_zeno(void) {
   run_close(&r);
 }
 
+/* Two instances of one compiled model keep their own tolerances (the second's used
+ * to overwrite the first's: 1e-1 and 1e-4 both ran at 1e-4). QSS1 on x' = -x from 1
+ * for T = 1 with the relative quantum tol·|x| (abstol far below) crosses
+ * ln(x(0)/x(T))/ln(1 + tol)... about T/tol quanta: 100 and 1000 steps. */
+static void test_instance_tolerances(void) {
+  cdevs_mo *mo = mo_from_text("model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend m;\n");
+  if (!mo) return;
+  cdevs_model *root = cdevs_root_new(NULL, "t");
+  cdevs_model *a = cdevs_mo_add(root, "a", mo, CDEVS_QSS1, 1e-2, 1e-12);
+  cdevs_model *b = cdevs_mo_add(root, "b", mo, CDEVS_QSS1, 1e-3, 1e-12);
+  cdevs_sim *sim = NULL;
+  if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim)) && CHECK_RUN(cdevs_sim_run(sim, 1.0))) {
+    cdevs_mo_stats sa, sb;
+    cdevs_mo_stats_get(cdevs_sim_state(sim, a), &sa);
+    cdevs_mo_stats_get(cdevs_sim_state(sim, b), &sb);
+    printf("two instances, tol 1e-2 and 1e-3: %llu and %llu steps\n", (unsigned long long)sa.steps,
+           (unsigned long long)sb.steps);
+    CHECK_NEAR((double)sa.steps, 1.0 / log1p(1e-2), 3.0);
+    CHECK_NEAR((double)sb.steps, 1.0 / log1p(1e-3), 3.0);
+  }
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  cdevs_mo_free(mo);
+}
+
 int main(void) {
   test_nested_when_and_powers();
   test_start_functions();
@@ -1119,5 +1144,6 @@ int main(void) {
   test_sample_and_boolean_when();
   test_not_finite();
   test_zeno();
+  test_instance_tolerances();
   return check_report("test_mo");
 }

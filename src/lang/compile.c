@@ -1494,7 +1494,7 @@ void cdevs_mo_free(cdevs_mo *mo) {
     free(sp->cross[z].on_fall);
   }
   free(sp->der), free(sp->alg), free(sp->cross), free(sp->x0), free(sp->disc0), free(sp->params);
-  free(sp->dqrel), free(sp->dqmin), free(sp->state_names), free(sp->alg_names);
+  free(sp->state_names), free(sp->alg_names);
   free(sp->der_line), free(sp->alg_line), free(mo->file);
   for (uint32_t f = 0; mo->names && f < mo->nflat; f++) free(mo->names[f]);
   for (uint32_t i = 0; i < mo->ncomps; i++) free((char *)mo->comps[i].name);
@@ -1602,8 +1602,6 @@ static int compile(comp *c, cdevs_mo *mo) {
   sp->x0 = xcalloc(c, ns, sizeof(double));
   sp->disc0 = xcalloc(c, sp->n_discs, sizeof(double));
   sp->params = xcalloc(c, sp->n_params, sizeof(double));
-  sp->dqrel = xcalloc(c, ns, sizeof(double));
-  sp->dqmin = xcalloc(c, ns, sizeof(double));
   sp->state_names = xcalloc(c, ns, sizeof(char *));
   sp->file = mo->file;
   sp->der_line = c->der_line, c->der_line = NULL;
@@ -1879,8 +1877,9 @@ int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
 cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
                           double tol, double abstol) {
   cdevs__sys_spec *sp = &mo->spec;
-  for (uint32_t i = 0; i < sp->n_states; i++) sp->dqrel[i] = tol, sp->dqmin[i] = abstol;
-  sp->out_dqrel = tol, sp->out_dqmin = abstol;
+  /* The tolerances go in the argument, which the kernel copies: each instance keeps
+   * its own. */
+  mo->arg.dqrel = tol, mo->arg.dqmin = abstol;
   /* The equation system's ports are the outputs that are its variables. */
   free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
   mo->sys_out_kind = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_kind);

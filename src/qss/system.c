@@ -527,6 +527,7 @@ typedef struct sys_state {
   double (*zlast)[2];
   uint32_t *zshrink;
   int zeno_continue;
+  double dqrel, dqmin; /* cdevs__sys_arg's */
   uint64_t zeno;
   double zeno_t;
   uint8_t *out_dirty;
@@ -829,15 +830,15 @@ static inline int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots
 }
 
 /* How long the series c (order m) of a function of time beyond it may be
- * extrapolated: until the terms left out reach the quantum max(out_dqrel·|c0|,
- * out_dqmin). They are c_m·τ^m and the next, c_{m+1} = (dc_m/dt)/(m + 1), whose
+ * extrapolated: until the terms left out reach the quantum max(dqrel·|c0|,
+ * dqmin). They are c_m·τ^m and the next, c_{m+1} = (dc_m/dt)/(m + 1), whose
  * derivative is taken between the last two evaluations (h: c_m and its time, updated
  * here): c_m alone vanishes at every inflection of sin(time) under QSS2, and the
  * step taken there would be unbounded. Without a last evaluation, where c_m
  * vanishes, the highest term that does not sets the pace. */
-static double refresh_tau(const cdevs__sys_spec *sp, const double *c, int m, double *h, double t) {
-  double dq = sp->out_dqrel * fabs(c[0]), cm = c[m];
-  if (dq < sp->out_dqmin) dq = sp->out_dqmin;
+static double refresh_tau(const sys_state *s, const double *c, int m, double *h, double t) {
+  double dq = s->dqrel * fabs(c[0]), cm = c[m];
+  if (dq < s->dqmin) dq = s->dqmin;
   double tau = cdevs__time_to(dq, cm, m);
   if (h[1] < t) {
     double tn1 = cdevs__time_to(dq, (cm - h[0]) / ((m + 1) * (t - h[1])), m + 1);
@@ -862,7 +863,7 @@ static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
      * ever. (Changes in the states it reads send it anyway; between them their q
      * are exact series.) */
     if (s->atdeg[a] < m) continue;
-    double tn = t + refresh_tau(sp, s->alg[a], m, s->ohist[k], t);
+    double tn = t + refresh_tau(s, s->alg[a], m, s->ohist[k], t);
     if (tn == t) tn = nextafter(t, INFINITY);
     tfix(s, sp->n_states + sp->n_cross + k, tn);
   }
@@ -964,7 +965,7 @@ static void schedule_cross(sys_state *s, uint32_t z, double t, const double *f, 
   double tn = s->zsign[z] == 0 ? INFINITY : t + cdevs__next_cross(f, order, -s->zsign[z] * band, s->zsign[z]);
   s->zrefresh[z] = 0;
   if (s->ztime[z]) {
-    double tr = t + refresh_tau(s->sp, f, order, s->zhist[z], t);
+    double tr = t + refresh_tau(s, f, order, s->zhist[z], t);
     if (tr == t) tr = nextafter(t, INFINITY);
     if (tr < tn) tn = tr, s->zrefresh[z] = 1;
   }
@@ -1194,6 +1195,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->m = cdevs__qss_method_get(a->method ? a->method : CDEVS_QSS3);
   s->secant_a = a->secant_a;
   s->zeno_continue = a->zeno_continue;
+  s->dqrel = a->dqrel, s->dqmin = a->dqmin;
   s->alloc = cdevs_ctx_alloc(cx);
   s->t = cdevs_ctx_time(cx);
   if (!s->m) {
@@ -1271,7 +1273,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
       s->self_dep[i] = SELF_FUSED;
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof(double));
   for (uint32_t i = 0; i < ns; i++) {
-    cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], sp->dqrel[i], sp->dqmin[i], s->t);
+    cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], s->dqrel, s->dqmin, s->t);
     /* With the exact a, no step measures a secant: a state whose derivative does not
      * read it keeps a = 0 (its requantization may coincide with another state's). */
     s->v[i].a_exact = !s->secant_a;
@@ -1309,7 +1311,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t i = 0; i < ns; i++)
     for (uint32_t k = s->sz.start[i]; k < s->sz.start[i + 1]; k++) {
       uint32_t z = s->sz.to[k];
-      double h = sp->dqmin[i] / 10.0;
+      double h = s->dqmin / 10.0;
       if (s->zhyst[z] == 0.0 || h < s->zhyst[z]) s->zhyst[z] = h;
     }
   for (uint32_t z = 0; z < nz; z++)

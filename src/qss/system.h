@@ -106,11 +106,6 @@ typedef struct cdevs__sys_spec {
   bc_code *der;            /* per state */
   bc_code *alg;            /* per algebraic, in evaluation order (an algebraic reads only earlier ones) */
   sys_crossing *cross;
-  double *dqrel, *dqmin;   /* per state */
-  /* An algebraic output that is a function of time beyond what is sent (it is sent
-   * to order m - 1, as q) is sent again when the terms left out reach its quantum,
-   * max(out_dqrel·|y|, out_dqmin); both 0: only when something it reads changes. */
-  double out_dqrel, out_dqmin;
   const char **state_names, **alg_names; /* for error messages */
   const char *file;                      /* the model's path, and where each equation is */
   int *der_line, *alg_line;              /* (per state, per algebraic; may be NULL) */
@@ -134,6 +129,11 @@ typedef struct cdevs__sys_arg {
    * gives the initial value and the value after a mode change. */
   int secant_a;
   int zeno_continue; /* an accumulation of events is counted, not an error */
+  /* The quantum of every state, max(dqrel·|x|, dqmin), this instance's own (two
+   * instances of one spec may have different ones). An algebraic output that is a
+   * function of time beyond what is sent (to order m - 1, as q) is sent again when
+   * the terms left out reach the same quantum of its value. */
+  double dqrel, dqmin;
 } cdevs__sys_arg;
 
 /* Statistics of a running system (from its state). */
