@@ -769,6 +769,14 @@ static __attribute__((noinline, cold)) int not_finite(cdevs_ctx *cx, const sys_s
   return -1;
 }
 
+/* "the condition at file:line:col" (or "zero-crossing z" where it has no place). */
+static void cross_name(const cdevs__sys_spec *sp, uint32_t z, char *buf, size_t n) {
+  if (sp->file && sp->cross[z].line > 0)
+    snprintf(buf, n, "the condition at %s:%d:%d", sp->file, sp->cross[z].line, sp->cross[z].col);
+  else
+    snprintf(buf, n, "zero-crossing %u", z);
+}
+
 /* Something every algebraic may read changed: all of them are stale. */
 static void algs_stale(sys_state *s) {
   if (++s->stamp == 0) { /* wrapped: no stale entry may look current */
@@ -896,7 +904,8 @@ static inline __attribute__((always_inline)) int eval_der(cdevs_ctx *cx, sys_sta
              sp->state_names ? sp->state_names[j] : "?", where(sp, sp->der_line, j, buf, sizeof buf));
     return -1;
   }
-  if (__builtin_expect(!finite_series(d, s->dord[j]), 0)) {
+  /* The value and the top coefficient used: an overflow or a NaN reaches them. */
+  if (__builtin_expect(!isfinite(d[0] + d[s->m->order - 1]), 0)) {
     char what[300];
     snprintf(what, sizeof what, "der(%s)", sp->state_names ? sp->state_names[j] : "?");
     return not_finite(cx, s, t, what, sp->der_line, j, d, s->dord[j]);
@@ -929,17 +938,15 @@ static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->za, z), t, UINT32_MAX)) return -1;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, UINT32_MAX};
+  int bad = cdevs__bc_eval(&sp->cross[z].f, &env, s->zord[z], f, s->stack);
+  if (__builtin_expect(!bad && finite_series(f, s->zord[z]), 1)) return 0;
   char what[340];
-  if (sp->file && sp->cross[z].line > 0)
-    snprintf(what, sizeof what, "the condition at %s:%d:%d", sp->file, sp->cross[z].line, sp->cross[z].col);
-  else
-    snprintf(what, sizeof what, "zero-crossing %u", z);
-  if (cdevs__bc_eval(&sp->cross[z].f, &env, s->zord[z], f, s->stack)) {
+  cross_name(sp, z, what, sizeof what);
+  if (bad) {
     sys_fail(cx, t, "%s: argument outside the domain of a function", what);
     return -1;
   }
-  if (!finite_series(f, s->zord[z])) return not_finite(cx, s, t, what, NULL, 0, f, s->zord[z]);
-  return 0;
+  return not_finite(cx, s, t, what, NULL, 0, f, s->zord[z]);
 }
 
 /* Crossing z's function at t on the states' x rather than q (its value): where the
@@ -950,7 +957,9 @@ static int cross_on_x(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, SEED_X, UINT32_MAX};
   double f[4];
   if (cdevs__bc_eval(&sp->cross[z].f, &env, 0, f, s->stack)) {
-    sys_fail(cx, t, "zero-crossing %u: argument outside the domain of a function", z);
+    char what[340];
+    cross_name(sp, z, what, sizeof what);
+    sys_fail(cx, t, "%s: argument outside the domain of a function", what);
     return -1;
   }
   *v = f[0];
@@ -960,7 +969,8 @@ static int cross_on_x(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
 /* Crossing z's next time from its series f around t, on side zsign: the root where
  * it leaves the side (past -zsign·band: the hysteresis), or sooner, where the series of a
  * function of time runs out, an evaluation again (zrefresh). */
-static void schedule_cross(sys_state *s, uint32_t z, double t, const double *f, double band) {
+static inline __attribute__((always_inline)) void schedule_cross(sys_state *s, uint32_t z, double t, const double *f,
+                                                                  double band) {
   int order = s->zord[z];
   double tn = s->zsign[z] == 0 ? INFINITY : t + cdevs__next_cross(f, order, -s->zsign[z] * band, s->zsign[z]);
   s->zrefresh[z] = 0;
@@ -1456,12 +1466,8 @@ static int zeno_watch(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, const d
   s->zshrink[z] = 0;
   if (s->zeno++ == 0) s->zeno_t = t_acc;
   if (s->zeno_continue) return 0;
-  const cdevs__sys_spec *sp = s->sp;
-  char what[300];
-  if (sp->file && sp->cross[z].line > 0)
-    snprintf(what, sizeof what, "the condition at %s:%d:%d", sp->file, sp->cross[z].line, sp->cross[z].col);
-  else
-    snprintf(what, sizeof what, "zero-crossing %u", z);
+  char what[340];
+  cross_name(s->sp, z, what, sizeof what);
   sys_fail(cx, t,
            "Zeno behaviour: %s fires at ever shorter intervals (the last %.3g, %.3g of the one before), "
            "accumulating at t = %.10g, where the model has no continuation; results are kept up to here "
