@@ -487,6 +487,7 @@ typedef struct sys_state {
   uint8_t *zquiet;    /* its handlers change nothing that is an output */
   double *zhyst;      /* hysteresis: leaving side s means reaching -s·h, not 0 */
   double *zlag;       /* how far x was short of the level when the crossing last fired */
+  uint8_t *zself;     /* its handlers change what its function reads (an ideal diode) */
   int requant;        /* a requantization (not a reset) is being taken: see plan_cross */
   tnode *tree;     /* 2·nitems - 1 nodes over the items: see tfix */
   uint32_t nitems; /* states, then crossings, then algebraic outputs (their refreshes) */
@@ -998,14 +999,16 @@ static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   double h = s->zhyst[z], level = -s->zsign[z] * h;
   double g[4] = {f[0] - level, f[1], f[2], f[3]};
   int beyond = cdevs__side(g, order);
-  if (s->zsign[z] != 0 && beyond == -s->zsign[z] && s->requant) {
+  if (s->zsign[z] != 0 && beyond == -s->zsign[z] && s->requant && !s->zself[z]) {
     /* Past the level only because a requantization moved q (q jumps to x; LIQSS
      * places it up to a quantum off x): a crossing only if x is past it too, by
      * more than x was short of the level when the crossing last fired on q (zlag:
      * it fired while x was still on the other side, and a handler that slowed x
      * let q run ahead). Otherwise q's jump is no crossing: the pendulum of ARGESIM
      * C7, lengthened at a crossing of its pin, found two more within a
-     * microsecond. Its next requantizations look again. */
+     * microsecond. Not for a crossing whose handler changes what its function
+     * reads (an ideal diode switching its own current): the side its handler
+     * leaves it on is its reference (see the cur_cross case above). */
     double vx;
     if (cross_on_x(cx, s, z, t, &vx)) return -1;
     double band = fmax(h, s->zlag[z]);
@@ -1166,6 +1169,7 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->zquiet = take(base, &off, nz);
   s->zhyst = take(base, &off, nz * sizeof(double));
   s->zlag = take(base, &off, nz * sizeof(double));
+  s->zself = take(base, &off, nz);
   /* Node 0 at 16 bytes past a cache line: every pair of siblings (2i+1, 2i+2, 16
    * bytes each) then shares one line, where otherwise every other pair straddles
    * two. */
@@ -1353,6 +1357,19 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     }
     s->zquiet[z] = (uint8_t)quiet;
   }
+  /* Crossings whose handlers assign a discrete or reinit a state their function
+   * reads (directly or through algebraics): see plan_cross. */
+  for (uint32_t z = 0; z < nz; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    for (int side = 0; side < 2 && !s->zself[z]; side++) {
+      const sys_action *acts = side ? c->on_fall : c->on_rise;
+      for (uint32_t k = 0; k < (side ? c->n_fall : c->n_rise) && !s->zself[z]; k++) {
+        const csr *by = acts[k].reinit == ACT_REINIT ? &s->sz : acts[k].reinit == ACT_ASSIGN ? &s->dz : NULL;
+        for (uint32_t i = by ? by->start[acts[k].target] : 0; by && i < by->start[acts[k].target + 1]; i++)
+          if (by->to[i] == z) s->zself[z] = 1;
+      }
+    }
+  }
   algs_for_outputs(cx, s, s->t);
   s->cur_cross = UINT32_MAX;
   s->rng = sp->rng; /* handlers go on with the initial algorithm's stream */
@@ -1489,7 +1506,7 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   int side = cdevs__side(f, s->zord[z]);
   int to = side != 0 && side != s->zsign[z] ? side : -s->zsign[z];
   int jumped = s->zjump[z];
-  if (s->zhyst[z] > 0.0) { /* a function of states: where x is (see plan_cross) */
+  if (s->zhyst[z] > 0.0 && !s->zself[z]) { /* a function of states: where x is (see plan_cross) */
     double vx;
     if (cross_on_x(cx, s, z, t, &vx)) return -1;
     s->zlag[z] = -to * vx > 0.0 ? 2.0 * -to * vx : 0.0;
