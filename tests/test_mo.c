@@ -1108,6 +1108,74 @@ static void test_instance_tolerances(void) {
   cdevs_mo_free(mo);
 }
 
+/* The exact bouncing ball of bball.mo (h = 10, e = 0.8): the k-th impact (k >= 1),
+ * its time and the speed it lands with; and y(t). */
+static void bball_impact(int k, double *tk, double *vk) {
+  const double g = 9.81, e = 0.8;
+  *tk = sqrt(2 * 10 / g), *vk = g * *tk;
+  for (int i = 1; i < k; i++) *tk += 2 * e * *vk / g, *vk *= e;
+}
+static double bball_y(double t) {
+  const double g = 9.81;
+  double tk, vk, tp = 0, v0 = 0, y0 = 10;
+  for (int k = 1;; k++) {
+    bball_impact(k, &tk, &vk);
+    if (t < tk) return y0 + v0 * (t - tp) - g / 2 * (t - tp) * (t - tp);
+    tp = tk, y0 = 0, v0 = 0.8 * vk;
+  }
+}
+
+/* The default (faithful) result file of bball.mo: at each impact a row of left
+ * limits (v = -v_k) and one of right limits (v = +e·v_k) at the same time, and rows
+ * between such that straight lines through them stay within 1e-3 of the 10 m scale
+ * plus the quanta of the exact parabolas (the bound cdevs_results_set_accuracy
+ * promises). Raw rows (one per change) had no left limit and 29 rows. */
+static void test_faithful_rows(void) {
+  run r;
+  if (run_open(&r, "bball/bball.mo")) return;
+  const char *path = "test_mo_bball.csv";
+  cdevs_results *res = NULL;
+  if (!CHECK_RUN(cdevs_results_open(r.sim, r.m, path, 0.0, &res)) ||
+      !CHECK_RUN(cdevs_results_set_accuracy(res, 1e-6, 1e-9))) {
+    run_close(&r);
+    return;
+  }
+  if (run_to(&r, 12.0)) CHECK_RUN(cdevs_results_close(res, 12.0, 1));
+  run_close(&r);
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[256];
+  CHECK(fgets(line, sizeof line, f) != NULL);
+  double t[4096], y[4096], v[4096];
+  int n = 0;
+  while (n < 4096 && fscanf(f, "%lf,%lf,%lf", &t[n], &y[n], &v[n]) == 3) n++;
+  fclose(f);
+  remove(path);
+  int pairs = 0;
+  for (int k = 1; k <= 12; k++) {
+    double tk, vk;
+    bball_impact(k, &tk, &vk);
+    for (int i = 0; i + 1 < n; i++)
+      if (t[i] == t[i + 1] && fabs(t[i] - tk) < 1e-6 && fabs(v[i] + vk) < 1e-3 * vk &&
+          fabs(v[i + 1] - 0.8 * vk) < 1e-3 * vk) {
+        pairs++;
+        break;
+      }
+  }
+  double worst = 0;
+  for (int i = 0; i + 1 < n; i++) {
+    if (t[i + 1] - t[i] < 1e-3) continue; /* across an impact's rows */
+    double tm = 0.5 * (t[i] + t[i + 1]);
+    double err = fabs(0.5 * (y[i] + y[i + 1]) - bball_y(tm));
+    if (err > worst) worst = err;
+  }
+  printf("faithful bball.csv: %d rows, %d impacts with left and right limits, worst midpoint error %.3g m\n", n,
+         pairs, worst);
+  CHECK_EQ_INT(pairs, 12);
+  CHECK(worst < 1e-3 * 10.0 + 1e-4);
+  CHECK(n < 400); /* and not a sample every tenth of a millisecond */
+}
+
 int main(void) {
   test_nested_when_and_powers();
   test_start_functions();
@@ -1145,5 +1213,6 @@ int main(void) {
   test_not_finite();
   test_zeno();
   test_instance_tolerances();
+  test_faithful_rows();
   return check_report("test_mo");
 }

@@ -46,6 +46,16 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
 cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok);
 /* Rows written so far. */
 uint64_t cdevs_results_rows(const cdevs_results *r);
+/* Faithful rows (step = 0, before the first row): besides a row per instant,
+ * (1) where a value jumps at an instant by more than 4 quanta (a quantum is
+ * max(rel·|v|, abs_tol): what the model's tolerance promises; a requantization moves
+ * a quantized value by up to 2), a row of the values just before it, with the same
+ * time (left and right limits, as Modelica tools write events); (2) between instants,
+ * rows sampled so that straight lines through them stay within a quantum of the
+ * polynomials (a falling ball's parabola, not a chord between its bounces). */
+cdevs_status cdevs_results_set_accuracy(cdevs_results *r, double rel, double abs_tol);
+/* How many rows were sampled between instants, and how many were left limits. */
+void cdevs_results_counts(const cdevs_results *r, uint64_t *samples, uint64_t *limits);
 
 /*
  * Whether a result file could be written at path, without writing anything: its

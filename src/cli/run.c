@@ -114,6 +114,8 @@ static const cli_opt run_opts[] = {
     {"no-out", NULL, "write no results (only the summary)"},
     {"vars", "a,b", "the variables to write (arrays, subscripts and ranges allowed)"},
     {"step", "H", "write rows every H (dense output) instead of at every change"},
+    {"raw", NULL, "a row at each change only: no rows sampled between changes, no left limits"},
+    {"zeno", "stop|continue", "when events accumulate (Zeno behaviour): stop with an error (default)"},
     {"plot", "FILE", "draw the results into FILE.svg or FILE.png with gnuplot"},
     {"quiet", NULL, "no progress line and no 'wrote' message"},
     {"jacobian", "exact|secant", "how LIQSS takes df/dx: exactly, or from the last step's secant"},
@@ -208,7 +210,8 @@ int cli_run(int argc, char **argv) {
   double stop = NAN, tol = NAN, abstol = NAN, step = 0.0;
   cdevs_qss_method method = 0;
   cdevs_mo_jacobian jac = CDEVS_JAC_EXACT;
-  int quiet = 0, no_out = 0, rc;
+  int quiet = 0, no_out = 0, raw = 0, rc;
+  cdevs_mo_zeno zeno = CDEVS_ZENO_STOP;
   cli_parser p;
   cli_parse_begin(&p, &cli_run_cmd, argc, argv);
   while ((rc = cli_parse_next(&p)) == 0) {
@@ -241,6 +244,11 @@ int cli_run(int argc, char **argv) {
       plot = v;
     } else if (cli_is(&p, "quiet")) {
       quiet = 1;
+    } else if (cli_is(&p, "raw")) {
+      raw = 1;
+    } else if (cli_is(&p, "zeno")) {
+      if (strcmp(v, "stop") && strcmp(v, "continue")) return cli_bad_value(&p, "stop|continue");
+      zeno = strcmp(v, "stop") ? CDEVS_ZENO_CONTINUE : CDEVS_ZENO_STOP;
     }
   }
   if (rc != CLI_END) return cli_parse_status(rc);
@@ -305,6 +313,7 @@ int cli_run(int argc, char **argv) {
   cdevs_model *root = cdevs_root_new(NULL, "run");
   cdevs_mo_set_stop(mo, e.stop);
   cdevs_mo_set_jacobian(mo, jac);
+  cdevs_mo_set_zeno(mo, zeno);
   (void)cdevs_mo_add(root, "model", mo, e.method, e.tol, e.abstol);
   cdevs_sim_opts so = cdevs_sim_opts_default();
   so.t0 = e.start;
@@ -331,6 +340,8 @@ int cli_run(int argc, char **argv) {
       if (cdevs_mo_output_source(mo, k, &src[k], &ports[k])) st = CDEVS_EINVAL;
     }
     if (!st) st = cdevs_results_open_ports(sim, no, src, ports, names, out, step, &res);
+    /* Faithful by default: what the model's tolerance resolves, drawn as it is. */
+    if (!st && step == 0.0 && !raw) st = cdevs_results_set_accuracy(res, e.tol, e.abstol);
     if (st)
       fprintf(stderr, "cdevs run: cannot write %s: %s\n", out,
               st == CDEVS_EIO ? strerror(errno) : cdevs_strerror(st));
@@ -352,8 +363,13 @@ int cli_run(int argc, char **argv) {
   }
   cdevs_mo_stats ms;
   cdevs_mo_stats_sim(mo, sim, &ms);
-  char stopped[96] = "";
+  char stopped[192] = "";
   if (sig) snprintf(stopped, sizeof stopped, " interrupted at t=%.17g (%s)", t_end, signal_name(sig));
+  if (ms.zeno) {
+    size_t n = strlen(stopped);
+    snprintf(stopped + n, sizeof stopped - n, " zeno=%llu (events accumulating at t=%.10g, run through)",
+             (unsigned long long)ms.zeno, ms.zeno_t);
+  }
   fprintf(stderr,
           "summary: method=%s states=%zu transitions=%llu zero_crossings=%llu wall_s=%.6f events_per_s=%.0f "
           "refreshes=%llu%s\n",
