@@ -44,6 +44,9 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
  * CDEVS_EIO if writing failed (errno says why). Detaches from the simulator; NULL is
  * accepted. */
 cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok);
+/* Writes what is pending up to t_end and detaches from the simulator, without
+ * closing the file (cdevs_results_close does this itself when it was not done). */
+void cdevs_results_finish(cdevs_results *r, double t_end);
 /* Rows written so far. */
 uint64_t cdevs_results_rows(const cdevs_results *r);
 /* Faithful rows (step = 0, before the first row): besides a row per instant,
@@ -54,6 +57,9 @@ uint64_t cdevs_results_rows(const cdevs_results *r);
  * rows sampled so that straight lines through them stay within a quantum of the
  * polynomials (a falling ball's parabola, not a chord between its bounces). */
 cdevs_status cdevs_results_set_accuracy(cdevs_results *r, double rel, double abs_tol);
+/* 1 if a value written was not a finite number (the first: its time, value and
+ * column), else 0. A run whose results hold one is not a valid run. */
+int cdevs_results_bad_value(const cdevs_results *r, double *t, double *v, const char **column);
 /* How many rows were sampled between instants, and how many were left limits. */
 void cdevs_results_counts(const cdevs_results *r, uint64_t *samples, uint64_t *limits);
 

@@ -357,6 +357,14 @@ int cli_run(int argc, char **argv) {
     rc = CLI_FAIL;
   }
   /* Results up to where the run got, also after an error or a stop signal. */
+  double bad_t, bad_v;
+  const char *bad_col;
+  cdevs_results_finish(res, t_end);
+  if (cdevs_results_bad_value(res, &bad_t, &bad_v, &bad_col)) {
+    fprintf(stderr, "cdevs run: '%s' is %g at t=%.17g in the results: the model's values left the range of "
+                    "numbers (the results stop being valid there)\n", bad_col, bad_v, bad_t);
+    rc = CLI_FAIL;
+  }
   if (cdevs_results_close(res, t_end, 1)) {
     fprintf(stderr, "cdevs run: writing %s failed: %s\n", out, strerror(errno));
     rc = CLI_FAIL;

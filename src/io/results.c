@@ -226,8 +226,17 @@ struct cdevs_results {
   int faithful;
   double *left;
   double *scale; /* per column: the largest magnitude written so far */
+  int finished;   /* cdevs_results_finish has written the last rows */
+  int bad_col;    /* the first column written with a value that is not finite, or -1 */
+  double bad_t, bad_v;
   uint64_t samples, limits;
 };
+
+/* A value that is not a finite number reached the file (a state past the range of
+ * doubles at the stop time, extrapolated): noted, for cdevs_results_bad_value. */
+static void note_bad(cdevs_results *r, int col, double t, double v) {
+  if (r->bad_col < 0) r->bad_col = col, r->bad_t = t, r->bad_v = v;
+}
 
 /* A row at t: the series' values, or vals[] when given (left limits). */
 static void row_of(cdevs_results *r, double t, const double *vals) {
@@ -238,6 +247,7 @@ static void row_of(cdevs_results *r, double t, const double *vals) {
     p[0] = t;
     for (int k = 0; k < r->nports; k++) {
       p[1 + k] = vals ? vals[k] : cdevs__sig_eval(&r->s[k], t);
+      if (!isfinite(p[1 + k])) note_bad(r, k, t, p[1 + k]);
       if (r->scale && fabs(p[1 + k]) > r->scale[k]) r->scale[k] = fabs(p[1 + k]);
     }
     if (fwrite(p, sizeof *p, 1 + (size_t)r->nports, r->f) != 1 + (size_t)r->nports) r->failed = 1;
@@ -246,6 +256,7 @@ static void row_of(cdevs_results *r, double t, const double *vals) {
   if (fprintf(r->f, "%.17g", t) < 0) r->failed = 1;
   for (int p = 0; p < r->nports; p++) {
     double v = vals ? vals[p] : cdevs__sig_eval(&r->s[p], t);
+    if (!isfinite(v)) note_bad(r, p, t, v);
     if (r->scale && fabs(v) > r->scale[p]) r->scale[p] = fabs(v);
     fprintf(r->f, ",%.17g", v);
   }
@@ -385,6 +396,7 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
   r->t0 = cdevs_sim_time(sim);
   r->row_t = NAN;
   r->first_t = NAN;
+  r->bad_col = -1;
   r->nports = (int)n;
   r->s = calloc(n ? n : 1, sizeof *r->s);
   r->src_atomic = calloc(n ? n : 1, sizeof *r->src_atomic);
@@ -467,6 +479,12 @@ cdevs_status cdevs_results_set_accuracy(cdevs_results *r, double rel, double abs
   r->rel = rel, r->abs_tol = abs_tol, r->faithful = 1;
   for (int k = 0; k < r->nports; k++) r->left[k] = NAN; /* no jump before the first instant */
   return CDEVS_OK;
+}
+
+int cdevs_results_bad_value(const cdevs_results *r, double *t, double *v, const char **column) {
+  if (!r || r->bad_col < 0) return 0;
+  *t = r->bad_t, *v = r->bad_v, *column = r->names[r->bad_col];
+  return 1;
 }
 
 void cdevs_results_counts(const cdevs_results *r, uint64_t *samples, uint64_t *limits) {
@@ -554,21 +572,30 @@ static int mat_finish(cdevs_results *r, double t_end) {
   return 0;
 }
 
+void cdevs_results_finish(cdevs_results *r, double t_end) {
+  if (!r || r->finished) return;
+  r->finished = 1;
+  cdevs_sim_unobserve(r->sim, &r->obs, r);
+  if (r->step > 0.0) {
+    dense_until(r, t_end, 1);
+  } else if (!isnan(r->row_t)) {
+    if (r->faithful) {
+      finish_instant(r);
+      sample_between(r, r->row_t, t_end);
+    } else {
+      row(r, r->row_t);
+    }
+    if (t_end > r->row_t) row(r, t_end); /* the state at the stop time */
+  }
+}
+
 cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
   if (!r) return CDEVS_OK;
-  cdevs_sim_unobserve(r->sim, &r->obs, r);
   if (ok) {
-    if (r->step > 0.0) {
-      dense_until(r, t_end, 1);
-    } else if (!isnan(r->row_t)) {
-      if (r->faithful) {
-        finish_instant(r);
-        sample_between(r, r->row_t, t_end);
-      } else {
-        row(r, r->row_t);
-      }
-      if (t_end > r->row_t) row(r, t_end); /* the state at the stop time */
-    }
+    cdevs_results_finish(r, t_end);
+  } else if (!r->finished) {
+    r->finished = 1;
+    cdevs_sim_unobserve(r->sim, &r->obs, r);
   }
   int e = 0;
   if (ok && r->failed) e = errno ? errno : EIO;
