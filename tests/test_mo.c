@@ -1176,6 +1176,21 @@ static void test_faithful_rows(void) {
   CHECK(n < 400); /* and not a sample every tenth of a millisecond */
 }
 
+/* A method that stalls is named as such, not blamed on the model: Robertson's stiff
+ * chemistry (legitimate: three smooth rate equations) under LIQSS2 at 1e-6/1e-10 has
+ * y2's events repeat at t = 131.3 without time moving on; the simulator's guard used to
+ * call it "an illegitimate model" after a million transitions. (The stall itself is
+ * LIQSS2's: QSS3 and LIQSS3 run the same model through.) */
+static void test_stall_named(void) {
+  const char *rob = "model m\n  Real y1(start = 1), y2(start = 0), y3(start = 0);\nequation\n"
+                    "  der(y1) = -0.04 * y1 + 1e4 * y2 * y3;\n"
+                    "  der(y2) = 0.04 * y1 - 1e4 * y2 * y3 - 3e7 * y2 * y2;\n"
+                    "  der(y3) = 3e7 * y2 * y2;\nend m;\n";
+  double t = run_fails(rob, CDEVS_LIQSS2, 1e-6, 1e-10, 1e5, CDEVS_ZENO_STOP,
+                       "the LIQSS2 method stalled: state 'y2' (m.mo:5)");
+  CHECK(t > 0.0 && t < 1e5);
+}
+
 int main(void) {
   test_nested_when_and_powers();
   test_start_functions();
@@ -1214,5 +1229,6 @@ int main(void) {
   test_zeno();
   test_instance_tolerances();
   test_faithful_rows();
+  test_stall_named();
   return check_report("test_mo");
 }

@@ -529,6 +529,8 @@ typedef struct sys_state {
   uint32_t *zshrink;
   int zeno_continue;
   double dqrel, dqmin; /* cdevs__sys_arg's */
+  double stall_t;      /* the instant of the last state event, and how many there were */
+  uint64_t stall_n;
   uint64_t zeno;
   double zeno_t;
   uint8_t *out_dirty;
@@ -1210,6 +1212,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->secant_a = a->secant_a;
   s->zeno_continue = a->zeno_continue;
   s->dqrel = a->dqrel, s->dqmin = a->dqmin;
+  s->stall_t = NAN;
   s->alloc = cdevs_ctx_alloc(cx);
   s->t = cdevs_ctx_time(cx);
   if (!s->m) {
@@ -1422,7 +1425,29 @@ static void sys_output(cdevs_ctx *cx, const void *state) {
 
 /* State item's event at t: a refresh of its derivative, or a requantization.
  * Nonzero on failure (reported). */
+/* The method stalls: a state's events repeat at one instant without time moving on
+ * (its next time rounds to the present: a quantum below what t + τ can resolve, or an
+ * implicit step that cannot settle). Named as such, with what to try, before the
+ * simulator's guard takes it for an illegitimate model. */
+static __attribute__((noinline, cold)) int stalled(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  const cdevs__qvar *v = &s->v[item];
+  char buf[300];
+  sys_fail(cx, t,
+           "the %s method stalled: state '%s'%s had %llu events at t = %.17g without time moving on (x = %g, "
+           "quantum %g, next time %.17g); the model is not at fault: try a larger AbsTolerance or Tolerance, "
+           "another method (QSS3, LIQSS1, LIQSS3) or --jacobian secant",
+           s->m->name, sp->state_names ? sp->state_names[item] : "?", where(sp, sp->der_line, item, buf, sizeof buf),
+           (unsigned long long)s->stall_n, t, cdevs__qvar_x(v, s->m, t), v->dq, v->tn);
+  return -1;
+}
+
 static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
+  if (t == s->stall_t) {
+    if (++s->stall_n > 10000 + 100 * (uint64_t)s->sp->n_states) return stalled(cx, s, item, t);
+  } else {
+    s->stall_t = t, s->stall_n = 0;
+  }
   if (s->v[item].refresh) { /* the derivative's extrapolation ran out: re-evaluate it */
     s->refreshes++;
     return update_der(cx, s, item, t);
