@@ -177,5 +177,12 @@ int cdevs__bc_eval_op(bc_ins op, const double *x, int n, double *v);
  * algorithm has run) into constants, in place, then fuses each op with a constant or
  * state operand loaded just before it (BC_ADDK …, BC_ADDS …). */
 void cdevs__bc_fold(bc_code *c, const double *params);
+/* The degree in τ of what code c computes when each state's q has degree qdeg and
+ * algebraic a degree adeg[a], at most cap (which also stands for anything that is not
+ * a polynomial); st holds max_stack ints. */
+int cdevs__bc_degree(const bc_code *c, int qdeg, int cap, const uint8_t *adeg, int *st);
+/* bc_env's seed that evaluates on the states' x instead of q, values only (the
+ * system's check of a crossing on x). */
+#define SEED_X (UINT32_MAX - 1)
 
 #endif
