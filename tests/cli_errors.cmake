@@ -159,3 +159,17 @@ endif()
 expect_fail(1 "Zeno behaviour: the condition at" run ${SRC}/examples/bball/bball.mo --stop 1e308 --quiet --out ${WORK}/zeno.csv)
 expect_fail(1 "'y' is -inf at t=1e+308" run ${SRC}/examples/bball/bball.mo --stop 1e308 --zeno continue --quiet --out ${WORK}/zeno.csv)
 expect_fail(2 "--zeno needs stop|continue" run ${SRC}/examples/bball/bball.mo --zeno maybe)
+
+# --trace writes through a symbolic link under a unique temporary name, as --out does
+# (it replaced the link with a file, and two runs shared one F.part).
+file(REMOVE ${WORK}/trace_target.csv ${WORK}/trace_link.csv)
+file(CREATE_LINK ${WORK}/trace_target.csv ${WORK}/trace_link.csv SYMBOLIC)
+execute_process(COMMAND ${CDEVS} example efp --observe 5 --trace ${WORK}/trace_link.csv
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT rc EQUAL 0 OR NOT IS_SYMLINK ${WORK}/trace_link.csv OR NOT EXISTS ${WORK}/trace_target.csv)
+  message(FATAL_ERROR "--trace through a link: exit ${rc}, the link or its target is gone")
+endif()
+file(GLOB parts ${WORK}/*.part)
+if(parts)
+  message(FATAL_ERROR "temporary files left: ${parts}")
+endif()

@@ -4,12 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cdevs/results.h"
 #include "cdevs/trace.h"
 
 struct cdevs_trace {
   cdevs_sim *sim;
+  cdevs_results_file *file; /* a unique temporary name, renamed at close (results.h) */
   FILE *f;
-  char *path, *part;
   cdevs_observer obs;
   int failed;
 };
@@ -83,35 +84,19 @@ cdevs_status cdevs_trace_open(cdevs_sim *sim, const char *path, cdevs_trace **ou
   if (!sim || !path || !*path) return CDEVS_EINVAL;
   cdevs_trace *tr = calloc(1, sizeof *tr);
   if (!tr) return CDEVS_ENOMEM;
-  size_t len = strlen(path);
-  tr->path = malloc(len + 1);
-  tr->part = malloc(len + 6);
-  if (!tr->path || !tr->part) {
-    free(tr->path);
-    free(tr->part);
+  cdevs_status st = cdevs_results_file_open(path, &tr->file);
+  if (st) {
     free(tr);
-    return CDEVS_ENOMEM;
+    return st;
   }
-  memcpy(tr->path, path, len + 1);
-  memcpy(tr->part, path, len);
-  memcpy(tr->part + len, ".part", 6);
-  tr->f = fopen(tr->part, "w");
-  if (!tr->f) {
-    free(tr->path);
-    free(tr->part);
-    free(tr);
-    return CDEVS_EIO;
-  }
+  tr->f = cdevs_results_file_stream(tr->file);
   fputs("time,event,model,port,value,bag,tn\n", tr->f);
   tr->sim = sim;
   tr->obs.output = on_output;
   tr->obs.transition = on_transition;
   tr->obs.root_output = on_root_output;
   if (cdevs_sim_observe(sim, &tr->obs, tr)) {
-    fclose(tr->f);
-    remove(tr->part);
-    free(tr->path);
-    free(tr->part);
+    cdevs_results_file_close(tr->file, 0);
     free(tr);
     return CDEVS_ENOMEM;
   }
@@ -122,15 +107,8 @@ cdevs_status cdevs_trace_open(cdevs_sim *sim, const char *path, cdevs_trace **ou
 cdevs_status cdevs_trace_close(cdevs_trace *tr, int keep) {
   if (!tr) return CDEVS_OK;
   cdevs_sim_unobserve(tr->sim, &tr->obs, tr);
-  int bad = tr->failed | ferror(tr->f);
-  bad |= fclose(tr->f) != 0;
-  cdevs_status st = CDEVS_OK;
-  if (!keep || bad || rename(tr->part, tr->path) != 0) {
-    remove(tr->part);
-    st = keep ? CDEVS_EIO : CDEVS_OK;
-  }
-  free(tr->path);
-  free(tr->part);
+  cdevs_status st = cdevs_results_file_close(tr->file, keep && !tr->failed);
+  if (keep && tr->failed && !st) st = CDEVS_EIO;
   free(tr);
   return st;
 }
