@@ -110,10 +110,11 @@ struct node {
  * arguments, subscripts, unary operators, exponents, statements inside statements):
  * the parser, the checker and the compiler recurse on both, so this bounds their
  * stack. Deeper input is a located error, never a stack overflow. Measured (cdevs
- * check under `ulimit -s`, depths 2,000 and 10,000): at most 0.94 KiB of stack per
- * level (nested calls and subscripts, Release build; 0.62 KiB with ASan at -O0),
- * 0.11 KiB per term of a flat sum; so 2,000 levels need under 2 MiB of the usual
- * 8 MiB. QSS Solver's largest model statement has 407 operators. */
+ * check, and fuzz_mo, under `ulimit -s`, at 10 and 1,990 levels): at most 0.36 KiB
+ * of stack per level in the Release build, 0.63 KiB with ASan (gcc -O0), 1.03 KiB
+ * in the fuzz build (clang -O1, ASan, UBSan), all for nested subscripts; a term of a
+ * flat sum 0.1–0.34 KiB. So 2,000 levels need at most 2.1 MiB of the usual 8. QSS
+ * Solver's longest model statement has 407 operators. */
 #define LANG_MAX_DEPTH 2000
 
 #define OP_AND (T_BAD + 1)

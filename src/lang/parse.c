@@ -65,7 +65,16 @@ typedef struct parser {
   int oom;
 } parser;
 
-static void next(parser *p) {
+/* Functions that hold a token or a buffer are kept out of line, so that a compiler
+ * that inlines them does not put those on every frame of the recursive descent
+ * (clang -O1 with ASan did: 2.4 KiB of stack per level of nesting). */
+#if defined(__GNUC__)
+#define OUT_OF_LINE __attribute__((noinline))
+#else
+#define OUT_OF_LINE
+#endif
+
+OUT_OF_LINE static void next(parser *p) {
   if (p->have_ahead) {
     p->tok = p->ahead;
     p->have_ahead = 0;
@@ -74,7 +83,7 @@ static void next(parser *p) {
   }
 }
 
-static const token *peek(parser *p) {
+OUT_OF_LINE static const token *peek(parser *p) {
   if (!p->have_ahead) {
     p->ahead = lex_next(&p->lx);
     p->have_ahead = 1;
@@ -89,7 +98,7 @@ static const char *tok_text(const token *t, char *buf, size_t n) {
   return buf;
 }
 
-static void err_at(parser *p, const token *t, const char *fmt, ...) {
+OUT_OF_LINE static void err_at(parser *p, const token *t, const char *fmt, ...) {
   if (p->panic) return;
   p->panic = 1;
   char msg[256];
@@ -100,7 +109,7 @@ static void err_at(parser *p, const token *t, const char *fmt, ...) {
   lang_error(p->d, t->line, t->col, "%s", msg);
 }
 
-static void expected(parser *p, const char *what) {
+OUT_OF_LINE static void expected(parser *p, const char *what) {
   char buf[48];
   err_at(p, &p->tok, "expected %s, found %s", what, tok_text(&p->tok, buf, sizeof buf));
 }
@@ -127,7 +136,7 @@ static int expect(parser *p, tok_kind k, const char *what) {
   return 0;
 }
 
-static int expect_word(parser *p, const char *w) {
+OUT_OF_LINE static int expect_word(parser *p, const char *w) {
   if (accept_word(p, w)) return 1;
   char what[40];
   snprintf(what, sizeof what, "'%s'", w);
@@ -149,7 +158,7 @@ static const char *intern(parser *p, const token *t) {
   return r;
 }
 
-static node *mk(parser *p, node_kind k, const token *at) {
+OUT_OF_LINE static node *mk(parser *p, node_kind k, const token *at) {
   node *n = arena_get(p->a, sizeof *n);
   if (!n) {
     p->oom = 1;
@@ -163,7 +172,7 @@ static node *mk(parser *p, node_kind k, const token *at) {
   return n;
 }
 
-static void too_deep(parser *p, int line, int col) {
+OUT_OF_LINE static void too_deep(parser *p, int line, int col) {
   token at = p->tok;
   at.line = line, at.col = col;
   err_at(p, &at, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
@@ -171,7 +180,7 @@ static void too_deep(parser *p, int line, int col) {
 
 static void append(parser *p, node *n, node *kid);
 
-static void add(parser *p, node *n, node *kid) {
+OUT_OF_LINE static void add(parser *p, node *n, node *kid) {
   if (p->oom || !kid) return;
   /* Left-deep chains (a + b + c + …) are built by loops, not by recursion, so the
    * tree's height is bounded here, where every edge is made. It is reported once,
@@ -268,7 +277,7 @@ static node *subscripts_or_args(parser *p, node *n, tok_kind close, int allow_co
 /* A dotted name a.b.c (component ports, library names, math.sin) from the current
  * token on, in the arena. Kept out of primary() so that its buffer is not on the
  * stack of every nesting level. */
-static const char *dotted_name(parser *p) {
+OUT_OF_LINE static const char *dotted_name(parser *p) {
   token t = p->tok;
   char name[256];
   size_t len = (size_t)snprintf(name, sizeof name, "%s", intern(p, &t));
@@ -306,7 +315,7 @@ static const char *string_text(parser *p) {
   return r;
 }
 
-static node *not_an_expression(parser *p) {
+OUT_OF_LINE static node *not_an_expression(parser *p) {
   char buf[48];
   err_at(p, &p->tok, "expected an expression, found %s", tok_text(&p->tok, buf, sizeof buf));
   node *n = mk(p, X_NUM, &p->tok);
