@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets with clang (ASan + UBSan) and runs each on its corpus.
 #   fuzz/run.sh [SECONDS_PER_TARGET]      (default 60; CI runs a short smoke pass)
+# Inputs go up to 64 KiB, so that deep nesting and long expressions are reached.
 # New inputs that add coverage are kept in fuzz/corpus/<target>/; a crash leaves
 # crash-* in fuzz/out/ and makes the script fail.
 set -euo pipefail
@@ -14,7 +15,7 @@ cmake -S . -B build >/dev/null # generates include/cdevs/version.h
 for t in lang mo; do
   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     -Iinclude -Ibuild/include -Isrc "fuzz/fuzz_$t.c" "${srcs[@]}" -lm -o "fuzz/out/fuzz_$t"
-  (cd fuzz/out && ./"fuzz_$t" -max_total_time="$secs" -max_len=4096 -timeout=10 \
+  (cd fuzz/out && ./"fuzz_$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
      -rss_limit_mb=2048 ../corpus/"$t" 2>&1 | tail -3)
 done
 echo "fuzz: no crashes"

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The model language front end: diagnostics with location, caret and suggestions,
- * recovery after errors, and acceptance of well-formed μ-Modelica. */
+ * recovery after errors, acceptance of well-formed μ-Modelica, bounds on nesting
+ * and file size, and the experiment annotation's keys and values. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, ftruncate */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cdevs/cdevs.h"
 #include "check.h"
+#include "lang/lang_impl.h"
+#include "qss/system.h"
 
 /* Checks text; returns the error count and the diagnostics in out. */
 static int diag_of(const char *text, char *out, size_t size) {
@@ -18,6 +24,261 @@ static int diag_of(const char *text, char *out, size_t size) {
   out[got] = 0;
   fclose(f);
   return n;
+}
+
+/* Compiles text (parse, check, compile); returns the error count and the
+ * diagnostics in out, and the model in *mo when mo is not NULL (else it is freed). */
+static int load_diag(const char *text, char *out, size_t size, cdevs_mo **mo) {
+  FILE *f = tmpfile();
+  if (!f) return -2;
+  cdevs_mo *m = NULL;
+  int n = cdevs_mo_load_text("m.mo", text, strlen(text), f, &m);
+  rewind(f);
+  size_t got = fread(out, 1, size - 1, f);
+  out[got] = 0;
+  fclose(f);
+  if (mo)
+    *mo = m;
+  else
+    cdevs_mo_free(m);
+  return n;
+}
+
+/* der(x) = -x + 0*x + … + 0*x with terms "+ 0*x": a left-deep chain whose height is
+ * terms + 1 (the first + sits on -x, of height 1). */
+static char *flat_sum(size_t terms) {
+  const char *head = "model m\n  Real x(start=1);\nequation\n  der(x) = -x", *tail = ";\nend m;\n";
+  char *t = malloc(strlen(head) + 6 * terms + strlen(tail) + 1);
+  if (!t) return NULL;
+  char *q = t + sprintf(t, "%s", head);
+  for (size_t i = 0; i < terms; i++) q += sprintf(q, " + 0*x");
+  strcpy(q, tail);
+  return t;
+}
+
+/* The column of the n-th (1-based) '+' on the line it is on. */
+static int col_of_plus(const char *text, size_t n) {
+  const char *line = text, *p = text;
+  for (; *p; p++) {
+    if (*p == '\n') line = p + 1;
+    if (*p == '+' && --n == 0) break;
+  }
+  return (int)(p - line) + 1;
+}
+
+static char *repeat(const char *pre, const char *unit, size_t n, const char *mid, const char *close, size_t m,
+                    const char *post) {
+  size_t len = strlen(pre) + n * strlen(unit) + strlen(mid) + m * strlen(close) + strlen(post) + 1;
+  char *t = malloc(len);
+  if (!t) return NULL;
+  char *q = t + sprintf(t, "%s", pre);
+  for (size_t i = 0; i < n; i++) q += sprintf(q, "%s", unit);
+  q += sprintf(q, "%s", mid);
+  for (size_t i = 0; i < m; i++) q += sprintf(q, "%s", close);
+  strcpy(q, post);
+  return t;
+}
+
+/* A flat sum of 74,000 terms (the issue's 440 KB model) and of 300,000 overflowed the
+ * stack in the checker; now their tree is refused where it passes LANG_MAX_DEPTH,
+ * with the place, and a sum just under the bound compiles and runs: x' = -x. */
+static void test_deep_sum(void) {
+  char out[4096];
+  size_t sizes[] = {74000, 300000};
+  for (int k = 0; k < 2; k++) {
+    char *t = flat_sum(sizes[k]);
+    if (!t) continue;
+    CHECK_EQ_INT(load_diag(t, out, sizeof out, NULL), 1);
+    char want[128];
+    snprintf(want, sizeof want, "m.mo:4:%d: error: expression nested too deeply (more than %d levels)",
+             col_of_plus(t, LANG_MAX_DEPTH), LANG_MAX_DEPTH);
+    CHECK_CONTAINS(out, want);
+    /* the 440 KB line is shown as a window around the column, not whole */
+    CHECK(strlen(out) < 600);
+    CHECK_EQ_INT(cdevs_lang_check_text("m.mo", t, strlen(t), NULL), 1);
+    free(t);
+  }
+  /* The equation is one more level: LANG_MAX_DEPTH - 2 terms are the most, one more
+   * is refused at the equation. */
+  char *t = flat_sum(LANG_MAX_DEPTH - 1);
+  if (!t) return;
+  CHECK_EQ_INT(load_diag(t, out, sizeof out, NULL), 1);
+  CHECK_CONTAINS(out, "m.mo:4:3: error: expression nested too deeply");
+  free(t);
+  t = flat_sum(LANG_MAX_DEPTH - 2);
+  cdevs_mo *mo = NULL;
+  if (!t) return;
+  CHECK_EQ_INT(load_diag(t, out, sizeof out, &mo), 0);
+  CHECK_STR(out, "");
+  free(t);
+  if (!mo) return;
+  cdevs_model *root = cdevs_root_new(NULL, "t");
+  cdevs_model *m = cdevs_mo_add(root, "model", mo, CDEVS_QSS3, 1e-8, 1e-10);
+  cdevs_sim *sim = NULL;
+  if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim)) && CHECK_RUN(cdevs_sim_run(sim, 1.0)))
+    CHECK_NEAR(cdevs__system_x(cdevs_sim_state(sim, m), 0, 1.0), exp(-1.0), 1e-6);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  cdevs_mo_free(mo);
+}
+
+/* Every kind of nesting, just past the bound: a located error, no stack overflow;
+ * well inside it (LANG_MAX_DEPTH - 10 levels, the statement's own levels aside): fine. */
+static void test_deep_nesting(void) {
+  char out[4096];
+  const char *eq = "model m\n  Real x(start=1);\n  discrete Real d;\nequation\n  der(x) = ";
+  const char *end = ";\nend m;\n";
+  struct {
+    const char *what, *pre, *unit, *mid, *close, *post;
+  } shapes[] = {
+      {"parentheses", eq, "(", "x", ")", end},
+      {"calls", eq, "sin(", "x", ")", end},
+      {"arrays and subscripts", "model m\n  constant Integer k[1] = {1};\n  Real x(start=1);\nequation\n"
+       "  der(x) = k[", "k[", "1", "]", "];\nend m;\n"},
+      {"unary minus", eq, "- ", "x", "", end},
+      {"powers", eq, "x ^ ", "1", "", end},
+      {"not", "model m\n  Real x(start=1);\nequation\n  der(x) = if ", "not ", "x > 0 then 1 else 0", "", end},
+      {"if in else", eq, "if x > 0 then 1 else ", "x", "", end},
+      {"if statements", "model m\n  Real x(start=1);\n  discrete Real d;\nequation\n  der(x) = 1;\n"
+       "algorithm\n  when x > 2 then\n", "    if d > 0 then\n", "d := 1;\n", "    end if;\n", "  end when;\nend m;\n"},
+      {"annotations", "model m\n  Real x(start=1);\nequation\n  der(x) = x;\n  annotation(", "a(", "b = 1",
+       ")", ");\nend m;\n"},
+  };
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    size_t over[] = {LANG_MAX_DEPTH + 1, 200000};
+    for (int k = 0; k < 2; k++) {
+      char *t = repeat(shapes[i].pre, shapes[i].unit, over[k], shapes[i].mid, shapes[i].close, over[k], shapes[i].post);
+      if (!t) continue;
+      int n = load_diag(t, out, sizeof out, NULL);
+      if (n < 1 || !strstr(out, "error: expression nested too deeply (more than 2000 levels)"))
+        fprintf(stderr, "  %s, %zu deep: %d errors:\n%.300s\n", shapes[i].what, over[k], n, out);
+      CHECK(n >= 1);
+      CHECK_CONTAINS(out, "error: expression nested too deeply (more than 2000 levels)");
+      free(t);
+    }
+    /* the if statements count twice in the tree (the if and its body) */
+    size_t under = i == 7 ? LANG_MAX_DEPTH / 2 - 10 : LANG_MAX_DEPTH - 10;
+    char *t = repeat(shapes[i].pre, shapes[i].unit, under, shapes[i].mid, shapes[i].close, under, shapes[i].post);
+    if (!t) continue;
+    int n = cdevs_lang_check_text("m.mo", t, strlen(t), NULL);
+    if (n != 0) fprintf(stderr, "  %s, %zu deep: %d errors\n", shapes[i].what, under, n);
+    CHECK_EQ_INT(n, 0);
+    free(t);
+  }
+}
+
+/* Model files are read in chunks up to LANG_MAX_FILE whatever they are: /dev/zero
+ * read until memory ran out. A file of exactly the limit is read (and parsed: NUL
+ * bytes end the text at once); one byte more is refused, as a directory is. */
+static void test_read_limit(void) {
+  char out[4096];
+  FILE *f = tmpfile();
+  if (!f) return;
+  CHECK_EQ_INT(cdevs_lang_check_file("/dev/zero", f), -1);
+  cdevs_mo *mo = NULL;
+  CHECK_EQ_INT(cdevs_mo_load("/dev/zero", f, &mo), -1);
+  CHECK(mo == NULL);
+  CHECK_EQ_INT(cdevs_lang_check_file("/", f), -1);
+  rewind(f);
+  size_t got = fread(out, 1, sizeof out - 1, f);
+  out[got] = 0;
+  fclose(f);
+  CHECK_CONTAINS(out, "/dev/zero: larger than 64 MiB: not a model file\n/dev/zero: larger than 64 MiB");
+  CHECK_CONTAINS(out, "/: cannot read: Is a directory");
+  char path[] = "/tmp/cdevs_test_lang_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return;
+  CHECK_EQ_INT(ftruncate(fd, (off_t)(64 << 20)), 0);
+  CHECK(cdevs_lang_check_file(path, NULL) > 0); /* read, and refused as a model */
+  CHECK_EQ_INT(ftruncate(fd, (off_t)(64 << 20) + 1), 0);
+  CHECK_EQ_INT(cdevs_lang_check_file(path, NULL), -1);
+  close(fd);
+  unlink(path);
+}
+
+/* experiment(...): an unknown key is a located warning with a suggestion; the keys
+ * QSS Solver's models use (all of them, from its models/ and test suites), vendor
+ * keys and other annotations are silent. */
+static void test_experiment_keys(void) {
+  char out[4096];
+  const char *typo = "model m\n  Real x(start=1);\nequation\n  der(x) = -x;\n"
+                     "  annotation(experiment(StopTime=2, Tolerence=1e-4, Colour=1));\nend m;\n";
+  CHECK_EQ_INT(load_diag(typo, out, sizeof out, NULL), 0);
+  CHECK_CONTAINS(out, "m.mo:5:37: warning: unknown experiment annotation 'Tolerence' is ignored; did you mean "
+                      "'Tolerance'?\n");
+  CHECK_CONTAINS(out, "m.mo:5:53: warning: unknown experiment annotation 'Colour' is ignored\n");
+  const char *qss =
+      "model m\n  Real x(start=1);\nequation\n  der(x) = -x;\n"
+      "  annotation(experiment(MMO_Description=\"d\", MMO_Solver=LIQSS2, MMO_PartitionMethod=Metis,\n"
+      "    Jacobian=Dense, MMO_BDF_PDepth=1, MMO_BDF_Max_Step=0, MMO_SymDiff=false, MMO_Period={1e-2},\n"
+      "    MMO_OutputType=CI_Sampled, MMO_DT_Min=0, MMO_LPS=1, MMO_Parallel=false, MMO_DT_Synch=SD_DT_Fixed,\n"
+      "    MMO_HH=false, MMO_Event_Id=1, MMO_RandomSeed=0, MMO_HD=false, MMO_BDF_Part={x}, MMO_MinStep=1e-9,\n"
+      "    MMO_LHS_DSC=false, MMO_RHS_ST=false, MMO_LHS_ST=false, MMO_Scheduler=ST_Binary, Interval=0.1,\n"
+      "    __Vendor_Thing=3, MMO_Output={x}, StartTime=0, StopTime=1, Tolerance={1e-3}, AbsTolerance={1e-6}),\n"
+      "    Documentation(info=\"x\"), uses(Modelica(version=\"4.0\")));\nend m;\n";
+  CHECK_EQ_INT(load_diag(qss, out, sizeof out, NULL), 0);
+  CHECK_STR(out, "");
+}
+
+/* Invalid experiment values are located errors at check time, by the rule of the
+ * flags of `cdevs run` (--tol >= 0, --abstol > 0, finite numbers, the stop after the
+ * start, a known method); Tolerance=-1 was accepted and livelocked the run. */
+static void test_experiment_values(void) {
+  char out[4096], text[512];
+  struct {
+    const char *exp, *want;
+  } bad[] = {
+      {"Tolerance=-1", "m.mo:5:35: error: Tolerance is -1: it needs a value >= 0"},
+      {"AbsTolerance=0", "m.mo:5:38: error: AbsTolerance is 0: it needs a value > 0"},
+      {"AbsTolerance={-1e-6}", "m.mo:5:39: error: AbsTolerance is -1e-06: it needs a value > 0"},
+      {"Tolerance=0/0", "m.mo:5:36: error: Tolerance is "},
+      {"Tolerance=\"tight\"", "m.mo:5:35: error: Tolerance needs a number, not a string"},
+      {"StopTime=1e308*10", "m.mo:5:39: error: StopTime is inf: it needs a finite number"},
+      {"StartTime=2, StopTime=1", "m.mo:5:38: error: StopTime (1) must be after StartTime (2)"},
+      {"StartTime=2", "m.mo:5:25: error: StopTime (1) must be after StartTime (2)"},
+      {"MMO_Solver=QSS7", "m.mo:5:36: error: unknown MMO_Solver 'QSS7'; did you mean 'QSS1'?"},
+      {"MMO_Solver=Euler", "m.mo:5:36: error: unknown MMO_Solver 'Euler' (QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3)"},
+      {"method=3", "m.mo:5:32: error: method needs a method name: QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(text, sizeof text, "model m\n  Real x(start=1);\nequation\n  der(x) = -x;\n"
+             "  annotation(experiment(%s));\nend m;\n", bad[i].exp);
+    CHECK_EQ_INT(load_diag(text, out, sizeof out, NULL), 1);
+    CHECK_CONTAINS(out, bad[i].want);
+  }
+  /* What the flags accept is accepted: Tolerance=0 (the absolute quantum alone); QSS
+   * Solver's names, the same method or the nearest with a warning; a method as a string. */
+  struct {
+    const char *exp;
+    cdevs_qss_method method;
+    double tol;
+    const char *warn;
+  } good[] = {
+      {"Tolerance=0", CDEVS_QSS3, 0.0, ""},
+      {"MMO_Solver=QSS", CDEVS_QSS1, 1e-3, ""},
+      {"MMO_Solver=LIQSS", CDEVS_LIQSS1, 1e-3, ""},
+      {"MMO_Solver=DASSL", CDEVS_QSS3, 1e-3, "warning: MMO_Solver DASSL is not available here; using QSS3"},
+      {"method=\"LIQSS2\", Tolerance={1e-5}", CDEVS_LIQSS2, 1e-5, ""},
+  };
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    snprintf(text, sizeof text, "model m\n  Real x(start=1);\nequation\n  der(x) = -x;\n"
+             "  annotation(experiment(%s));\nend m;\n", good[i].exp);
+    cdevs_mo *mo = NULL;
+    CHECK_EQ_INT(load_diag(text, out, sizeof out, &mo), 0);
+    if (!*good[i].warn) CHECK_STR(out, "");
+    CHECK_CONTAINS(out, good[i].warn);
+    if (!mo) continue;
+    cdevs_mo_experiment e;
+    cdevs_mo_experiment_get(mo, &e);
+    CHECK_EQ_INT(e.method, good[i].method);
+    CHECK_NEAR(e.tol, good[i].tol, 0.0);
+    cdevs_mo_free(mo);
+  }
+  /* A string is an annotation's value only: in an equation it was a silent 0. */
+  CHECK_EQ_INT(load_diag("model m\n  Real x(start=1);\nequation\n  der(x) = \"fast\";\nend m;\n", out, sizeof out,
+                         NULL),
+               1);
+  CHECK_CONTAINS(out, "m.mo:4:12: error: expected a scalar expression");
 }
 
 static void test_accepts(void) {
@@ -129,5 +390,10 @@ static void test_diagnostics(void) {
 int main(void) {
   test_accepts();
   test_diagnostics();
+  test_deep_sum();
+  test_deep_nesting();
+  test_read_limit();
+  test_experiment_keys();
+  test_experiment_values();
   return check_report("test_lang");
 }

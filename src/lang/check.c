@@ -169,6 +169,39 @@ static void check_items(scope *s, const node *list, int stmt) {
   for (int i = 0; i < list->nkid; i++) check_item(s, list->kid[i], stmt);
 }
 
+/* The keys of experiment(...) that mean something: Modelica's, ours (method), and
+ * every model annotation QSS Solver's compiler knows (src/mmoc/ir/annotation.cpp in
+ * CIFASIS/qss-solver), so that its models run unchanged. Only StartTime, StopTime,
+ * Tolerance, AbsTolerance, MMO_Solver, method and MMO_Output are used here. */
+static const char *const experiment_keys[] = {
+    "StartTime", "StopTime", "Interval", "Tolerance", "AbsTolerance", "method",
+    "MMO_Description", "MMO_Solver", "MMO_Output", "MMO_OutputType", "MMO_Period",
+    "MMO_Weight", "MMO_MinStep", "MMO_ZCHyst", "MMO_DerDelta", "MMO_LPS", "MMO_NodeSize",
+    "Jacobian", "MMO_SymDiff", "MMO_Scheduler", "MMO_StoreData", "MMO_PartitionMethod",
+    "MMO_Parallel", "MMO_DT_Min", "MMO_DT_Synch", "MMO_PatohSettings", "MMO_MetisSettings",
+    "MMO_ScotchSettings", "MMO_BDF_Part", "MMO_BDF_PDepth", "MMO_BDF_Max_Step", "MMO_Event_Id",
+    "MMO_HD", "MMO_HZ", "MMO_HH", "MMO_LHS_ST", "MMO_LHS_DSC", "MMO_RHS_ST", "MMO_SD", "MMO_SZ",
+    "MMO_RandomSeed"};
+#define N_EXPERIMENT_KEYS (sizeof experiment_keys / sizeof experiment_keys[0])
+
+/* An unknown key in experiment(...) is a warning: it is ignored, and a misspelt
+ * StopTime would otherwise pass in silence. Vendor keys (__Name) are not ours to judge. */
+static void check_experiment(const ast_model *m, lang_diag *d) {
+  for (size_t i = 0; i < m->nannots; i++) {
+    const annot *a = &m->annots[i];
+    if (!a->within || strcmp(a->within, "experiment") != 0 || strncmp(a->key, "__", 2) == 0) continue;
+    size_t k = 0;
+    while (k < N_EXPERIMENT_KEYS && strcmp(experiment_keys[k], a->key) != 0) k++;
+    if (k < N_EXPERIMENT_KEYS) continue;
+    const char *hint = lang_suggest(a->key, experiment_keys, N_EXPERIMENT_KEYS);
+    if (hint)
+      lang_warning(d, a->line, a->col, "unknown experiment annotation '%s' is ignored; did you mean '%s'?", a->key,
+                   hint);
+    else
+      lang_warning(d, a->line, a->col, "unknown experiment annotation '%s' is ignored", a->key);
+  }
+}
+
 int lang_check(const ast_model *m, lang_diag *d) {
   int before = d->errors;
   scope s;
@@ -201,6 +234,7 @@ int lang_check(const ast_model *m, lang_diag *d) {
   check_items(&s, m->algorithms, 1);
   s.initial = 1;
   check_items(&s, m->initial, 1);
+  check_experiment(m, d);
   return d->errors - before;
 }
 

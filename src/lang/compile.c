@@ -1266,18 +1266,85 @@ out:
 
 /* ---- Experiment annotation and outputs ------------------------------------------------ */
 
-static double annot_number(comp *c, const annot *a, double dflt) {
+/* The number an experiment annotation gives (the first element of {v}, as QSS
+ * Solver writes them): 0, or -1 after a located error (not a number, or not finite). */
+static int annot_number(comp *c, const annot *a, double *out) {
   const node *v = a->value;
   if (v->kind == X_ARRAY && v->nkid > 0) v = v->kid[0];
+  if (v->kind == X_STRING) {
+    lang_error(c->d, v->line, v->col, "%s needs a number, not a string", a->key);
+    return -1;
+  }
   int ok = 1;
   int saved = c->d->errors;
   double r = ceval(c, v, &ok);
   if (!ok) {
     /* ceval has said why, at the expression; one error, not two */
     if (c->d->errors == saved) lang_error(c->d, a->line, a->col, "%s needs a number", a->key);
-    return dflt;
+    return -1;
   }
-  return r;
+  if (!isfinite(r)) {
+    lang_error(c->d, v->line, v->col, "%s is %g: it needs a finite number", a->key, r);
+    return -1;
+  }
+  *out = r;
+  return 0;
+}
+
+/* A tolerance from the annotation, held to the rule of the command line's flag:
+ * Tolerance >= 0 (0: the absolute quantum alone), AbsTolerance > 0. */
+static void annot_tolerance(comp *c, const annot *a, int zero_ok, double *out) {
+  double v;
+  if (annot_number(c, a, &v)) return;
+  const node *at = a->value->kind == X_ARRAY && a->value->nkid > 0 ? a->value->kid[0] : a->value;
+  if (zero_ok ? !(v >= 0) : !(v > 0))
+    lang_error(c->d, at->line, at->col, "%s is %g: it needs a value %s 0", a->key, v, zero_ok ? ">=" : ">");
+  else
+    *out = v;
+}
+
+/* QSS Solver's solvers (the names its compiler, mmoc, accepts) that are not ours by
+ * name: the same method under another name, or the nearest we have, said aloud. */
+static const struct {
+  const char *name;
+  cdevs_qss_method method;
+  int same;
+} mmo_solvers[] = {{"QSS", CDEVS_QSS1, 1},        {"LIQSS", CDEVS_LIQSS1, 1},    {"CQSS", CDEVS_QSS1, 0},
+                   {"QSS4", CDEVS_QSS3, 0},       {"mLIQSS", CDEVS_LIQSS1, 0},   {"mLIQSS2", CDEVS_LIQSS2, 0},
+                   {"LIQSS_BDF", CDEVS_LIQSS2, 0}, {"DASSL", CDEVS_QSS3, 0},     {"DOPRI", CDEVS_QSS3, 0},
+                   {"CVODE_AM", CDEVS_QSS3, 0},   {"CVODE_BDF", CDEVS_QSS3, 0},  {"IDA", CDEVS_QSS3, 0}};
+#define N_MMO_SOLVERS (sizeof mmo_solvers / sizeof mmo_solvers[0])
+
+/* MMO_Solver = QSS3 (or method = "QSS3"): the method, or a located error naming the
+ * nearest known name. */
+static void annot_method(comp *c, const annot *a, cdevs_qss_method *out) {
+  const node *v = a->value;
+  const char *nm = (v->kind == X_REF && v->nkid == 0) || v->kind == X_STRING ? v->name : NULL;
+  cdevs_qss_method qm;
+  if (nm && cdevs_qss_method_parse(nm, &qm) == 0) {
+    *out = qm;
+    return;
+  }
+  for (size_t i = 0; nm && i < N_MMO_SOLVERS; i++)
+    if (!strcmp(nm, mmo_solvers[i].name)) {
+      *out = mmo_solvers[i].method;
+      if (!mmo_solvers[i].same)
+        lang_warning(c->d, a->line, a->col, "MMO_Solver %s is not available here; using %s", nm,
+                     cdevs_qss_method_name(*out));
+      return;
+    }
+  const char *names[6 + N_MMO_SOLVERS];
+  size_t n = 0;
+  for (int m = CDEVS_QSS1; m <= CDEVS_LIQSS3; m++)
+    if (cdevs_qss_method_name((cdevs_qss_method)m)) names[n++] = cdevs_qss_method_name((cdevs_qss_method)m);
+  for (size_t i = 0; i < N_MMO_SOLVERS; i++) names[n++] = mmo_solvers[i].name;
+  const char *hint = nm ? lang_suggest(nm, names, n) : NULL;
+  if (hint)
+    lang_error(c->d, v->line, v->col, "unknown %s '%s'; did you mean '%s'?", a->key, nm, hint);
+  else if (nm)
+    lang_error(c->d, v->line, v->col, "unknown %s '%s' (QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3)", a->key, nm);
+  else
+    lang_error(c->d, v->line, v->col, "%s needs a method name: QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3", a->key);
 }
 
 /* Room for one more output in each of the output arrays; -1 when out of memory. */
@@ -1624,32 +1691,29 @@ static int compile(comp *c, cdevs_mo *mo) {
   /* The experiment. */
   mo->exp = (cdevs_mo_experiment){0.0, 1.0, 1e-3, 1e-6, CDEVS_QSS3};
   const node *outputs = NULL;
+  const annot *start = NULL, *stop = NULL;
+  int bad_exp = c->d->errors;
   for (size_t i = 0; i < m->nannots; i++) {
     const annot *a = &m->annots[i];
-    if (!strcmp(a->key, "StartTime")) mo->exp.start = annot_number(c, a, 0.0);
-    else if (!strcmp(a->key, "StopTime")) mo->exp.stop = annot_number(c, a, 1.0);
-    else if (!strcmp(a->key, "Tolerance")) mo->exp.tol = annot_number(c, a, 1e-3);
-    else if (!strcmp(a->key, "AbsTolerance")) mo->exp.abstol = annot_number(c, a, 1e-6);
-    else if (!strcmp(a->key, "MMO_Output")) outputs = a->value;
-    else if (!strcmp(a->key, "MMO_Solver") || !strcmp(a->key, "method")) {
-      cdevs_qss_method qm;
-      if (a->value->kind == X_REF && cdevs_qss_method_parse(a->value->name, &qm) == 0) {
-        mo->exp.method = qm;
-      } else if (a->value->kind == X_REF) {
-        /* QSS Solver's other solvers: the nearest method we have, said aloud. */
-        const char *nm = a->value->name;
-        qm = strstr(nm, "LIQSS") ? (strstr(nm, "3") ? CDEVS_LIQSS3 : strstr(nm, "2") ? CDEVS_LIQSS2
-                                                                                     : CDEVS_LIQSS1)
-                                 : CDEVS_QSS3;
-        if (!strcmp(nm, "LIQSS_BDF")) qm = CDEVS_LIQSS2;
-        mo->exp.method = qm;
-        lang_warning(c->d, a->line, a->col, "MMO_Solver %s is not available here; using %s", nm,
-                     cdevs_qss_method_name(qm));
-      }
+    if (!strcmp(a->key, "StartTime")) {
+      if (!annot_number(c, a, &mo->exp.start)) start = a;
+    } else if (!strcmp(a->key, "StopTime")) {
+      if (!annot_number(c, a, &mo->exp.stop)) stop = a;
+    } else if (!strcmp(a->key, "Tolerance")) {
+      annot_tolerance(c, a, 1, &mo->exp.tol);
+    } else if (!strcmp(a->key, "AbsTolerance")) {
+      annot_tolerance(c, a, 0, &mo->exp.abstol);
+    } else if (!strcmp(a->key, "MMO_Output")) {
+      outputs = a->value;
+    } else if (!strcmp(a->key, "MMO_Solver") || !strcmp(a->key, "method")) {
+      annot_method(c, a, &mo->exp.method);
     }
   }
+  if (c->d->errors != bad_exp) return -1;
   if (!(mo->exp.stop > mo->exp.start)) {
-    lang_error(c->d, 1, 1, "StopTime (%g) must be after StartTime (%g)", mo->exp.stop, mo->exp.start);
+    const annot *at = stop ? stop : start;
+    lang_error(c->d, at ? at->line : 1, at ? at->col : 1, "StopTime (%g) must be after StartTime (%g)",
+               mo->exp.stop, mo->exp.start);
     return -1;
   }
   if (comp_params(c, mo)) return -1;

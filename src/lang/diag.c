@@ -7,6 +7,8 @@
 
 #include "lang_impl.h"
 
+#define DIAG_WINDOW 80 /* characters shown each side of the column on a long line */
+
 /* "file:line:col: kind: message", then the source line (tabs kept so the caret
  * lines up) and a caret under the column. */
 static void report(lang_diag *d, const char *kind, int line, int col, const char *fmt, va_list ap) {
@@ -18,8 +20,18 @@ static void report(lang_diag *d, const char *kind, int line, int col, const char
     if (*p == '\n') l++;
   const char *e = p;
   while (e < end && *e != '\n') e++;
-  fprintf(d->out, "  %.*s\n  ", (int)(e - p), p);
-  for (int c = 1; c < col && p + c - 1 < e; c++) fputc(p[c - 1] == '\t' ? '\t' : ' ', d->out);
+  /* A very long line (a generated model) is shown as a window around the column. */
+  const char *from = p, *to = e, *at = p + (col > 1 ? col - 1 : 0);
+  if (at > e) at = e;
+  if (e - p > 2 * DIAG_WINDOW) {
+    from = at - p > DIAG_WINDOW ? at - DIAG_WINDOW : p;
+    while (from > p && from < at && ((unsigned char)*from & 0xC0) == 0x80) from++; /* not mid-character */
+    to = e - from > 2 * DIAG_WINDOW ? from + 2 * DIAG_WINDOW : e;
+    while (to < e && ((unsigned char)*to & 0xC0) == 0x80) to++;
+  }
+  const char *dots_l = from > p ? "..." : "", *dots_r = to < e ? "..." : "";
+  fprintf(d->out, "  %s%.*s%s\n  %s", dots_l, (int)(to - from), from, dots_r, from > p ? "   " : "");
+  for (const char *c = from; c < at; c++) fputc(*c == '\t' ? '\t' : ' ', d->out);
   fputs("^\n", d->out);
 }
 
@@ -80,24 +92,37 @@ char *lang_read_file(const char *path, FILE *diag, size_t *len) {
     if (diag) fprintf(diag, "%s: cannot open: %s\n", path, strerror(errno));
     return NULL;
   }
-  size_t cap = 1 << 16, n = 0, got;
+  /* Read in chunks, whatever the file is (a pipe, a device, /dev/zero), and stop one
+   * byte past the limit: the size a file claims is not trusted. */
+  size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap + 1);
-  while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+  const char *why = buf ? NULL : "out of memory";
+  int err = 0;
+  while (!why) {
+    size_t got = fread(buf + n, 1, cap - n, f);
     n += got;
-    if (n == cap) {
-      char *nb = realloc(buf, 2 * cap + 1);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb, cap *= 2;
+    if (n > LANG_MAX_FILE) {
+      why = "too large";
+    } else if (n < cap) {
+      if (ferror(f)) err = errno ? errno : EIO, why = "cannot read";
+      break;
+    } else {
+      size_t ncap = cap > LANG_MAX_FILE / 2 ? LANG_MAX_FILE + 1 : 2 * cap;
+      char *nb = realloc(buf, ncap + 1);
+      if (!nb) why = "out of memory";
+      else buf = nb, cap = ncap;
     }
   }
-  int bad = ferror(f);
   fclose(f);
-  if (!buf || bad) {
-    if (diag) fprintf(diag, "%s: %s\n", path, buf ? "read error" : "out of memory");
+  if (why) {
+    if (diag) {
+      if (err)
+        fprintf(diag, "%s: %s: %s\n", path, why, strerror(err));
+      else if (n > LANG_MAX_FILE)
+        fprintf(diag, "%s: larger than %zu MiB: not a model file\n", path, (size_t)LANG_MAX_FILE >> 20);
+      else
+        fprintf(diag, "%s: %s\n", path, why);
+    }
     free(buf);
     return NULL;
   }

@@ -35,7 +35,8 @@ void lang_warning(lang_diag *d, int line, int col, const char *fmt, ...)
 #endif
     ;
 /* A model file's text, NUL-terminated (the lexer relies on it), or NULL after a
- * message on diag. Freed with free(). */
+ * message on diag (one larger than LANG_MAX_FILE bytes too). Freed with free(). */
+#define LANG_MAX_FILE ((size_t)64 << 20)
 char *lang_read_file(const char *path, FILE *diag, size_t *len);
 /* The same for text in memory (copied, so that it ends with a NUL). */
 char *lang_copy_text(const char *name, const char *text, size_t len, FILE *diag);
@@ -77,6 +78,7 @@ int tok_is(const token *t, const char *word); /* an identifier or keyword spelle
 typedef enum node_kind {
   /* expressions */
   X_NUM, X_REF, X_CALL, X_BIN, X_NEG, X_NOT, X_IF, X_RANGE, X_ARRAY, X_COLON, X_BOOL,
+  X_STRING, /* "text" (annotations only): name holds the text */
   /* equations and statements */
   Q_EQ,     /* a = b (equation) */
   Q_ASSIGN, /* a := b (statement) */
@@ -94,14 +96,26 @@ struct node {
   int line, col;
   int op;           /* X_BIN: the token kind of the operator ('and'/'or' as T_BAD+1/+2) */
   double num;       /* X_NUM; X_BOOL */
-  const char *name; /* X_REF, X_CALL, Q_FOR (the index) */
+  const char *name; /* X_REF, X_CALL, X_STRING, Q_FOR (the index) */
   node **kid;       /* X_REF: subscripts; X_CALL: arguments; X_ARRAY: elements;
                        X_BIN, Q_EQ, Q_ASSIGN: 2 operands; X_IF, Q_WHEN, Q_IF:
                        condition, body, condition, body, …, (else body);
                        X_RANGE: 2 or 3; Q_FOR: range, then body; body: a list node */
   int nkid;
   int has_else;     /* X_IF, Q_IF */
+  int height;       /* edges on the longest path down to a leaf (0 for a leaf) */
 };
+
+/* The deepest tree the parser builds, and the deepest it nests (parentheses,
+ * arguments, subscripts, unary operators, exponents, statements inside statements):
+ * the parser, the checker and the compiler recurse on both, so this bounds their
+ * stack. Deeper input is a located error, never a stack overflow. Measured (cdevs
+ * check, and fuzz_mo, under `ulimit -s`, at 10 and 1,990 levels): at most 0.36 KiB
+ * of stack per level in the Release build, 0.63 KiB with ASan (gcc -O0), 1.03 KiB
+ * in the fuzz build (clang -O1, ASan, UBSan), all for nested subscripts; a term of a
+ * flat sum 0.1–0.34 KiB. So 2,000 levels need at most 2.1 MiB of the usual 8. QSS
+ * Solver's longest model statement has 407 operators. */
+#define LANG_MAX_DEPTH 2000
 
 #define OP_AND (T_BAD + 1)
 #define OP_OR (T_BAD + 2)
@@ -122,6 +136,7 @@ typedef struct decl {
 
 typedef struct annot {
   const char *key;
+  const char *within; /* the name of the enclosing call: "experiment" in experiment(...) */
   node *value;
   int line, col;
 } annot;

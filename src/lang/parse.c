@@ -52,7 +52,7 @@ void *arena_get(lang_arena *a, size_t size) {
 
 /* ---- Parser state ------------------------------------------------------------------ */
 
-#define MAX_DEPTH 200
+#define MAX_DEPTH LANG_MAX_DEPTH
 
 typedef struct parser {
   lexer lx;
@@ -65,7 +65,16 @@ typedef struct parser {
   int oom;
 } parser;
 
-static void next(parser *p) {
+/* Functions that hold a token or a buffer are kept out of line, so that a compiler
+ * that inlines them does not put those on every frame of the recursive descent
+ * (clang -O1 with ASan did: 2.4 KiB of stack per level of nesting). */
+#if defined(__GNUC__)
+#define OUT_OF_LINE __attribute__((noinline))
+#else
+#define OUT_OF_LINE
+#endif
+
+OUT_OF_LINE static void next(parser *p) {
   if (p->have_ahead) {
     p->tok = p->ahead;
     p->have_ahead = 0;
@@ -74,7 +83,7 @@ static void next(parser *p) {
   }
 }
 
-static const token *peek(parser *p) {
+OUT_OF_LINE static const token *peek(parser *p) {
   if (!p->have_ahead) {
     p->ahead = lex_next(&p->lx);
     p->have_ahead = 1;
@@ -89,7 +98,7 @@ static const char *tok_text(const token *t, char *buf, size_t n) {
   return buf;
 }
 
-static void err_at(parser *p, const token *t, const char *fmt, ...) {
+OUT_OF_LINE static void err_at(parser *p, const token *t, const char *fmt, ...) {
   if (p->panic) return;
   p->panic = 1;
   char msg[256];
@@ -100,7 +109,7 @@ static void err_at(parser *p, const token *t, const char *fmt, ...) {
   lang_error(p->d, t->line, t->col, "%s", msg);
 }
 
-static void expected(parser *p, const char *what) {
+OUT_OF_LINE static void expected(parser *p, const char *what) {
   char buf[48];
   err_at(p, &p->tok, "expected %s, found %s", what, tok_text(&p->tok, buf, sizeof buf));
 }
@@ -127,7 +136,7 @@ static int expect(parser *p, tok_kind k, const char *what) {
   return 0;
 }
 
-static int expect_word(parser *p, const char *w) {
+OUT_OF_LINE static int expect_word(parser *p, const char *w) {
   if (accept_word(p, w)) return 1;
   char what[40];
   snprintf(what, sizeof what, "'%s'", w);
@@ -149,7 +158,7 @@ static const char *intern(parser *p, const token *t) {
   return r;
 }
 
-static node *mk(parser *p, node_kind k, const token *at) {
+OUT_OF_LINE static node *mk(parser *p, node_kind k, const token *at) {
   node *n = arena_get(p->a, sizeof *n);
   if (!n) {
     p->oom = 1;
@@ -163,7 +172,29 @@ static node *mk(parser *p, node_kind k, const token *at) {
   return n;
 }
 
-static void add(parser *p, node *n, node *kid) {
+OUT_OF_LINE static void too_deep(parser *p, int line, int col) {
+  token at = p->tok;
+  at.line = line, at.col = col;
+  err_at(p, &at, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
+}
+
+static void append(parser *p, node *n, node *kid);
+
+OUT_OF_LINE static void add(parser *p, node *n, node *kid) {
+  if (p->oom || !kid) return;
+  /* Left-deep chains (a + b + c + …) are built by loops, not by recursion, so the
+   * tree's height is bounded here, where every edge is made. It is reported once,
+   * where it first passes the bound; a deeper tree is never walked (it is an error). */
+  if (kid->height >= n->height) {
+    n->height = kid->height + 1;
+    if (n->height == MAX_DEPTH + 1) too_deep(p, n->line, n->col);
+  }
+  append(p, n, kid);
+}
+
+/* Adds kid to n without counting a level: for a section's list of statements, which
+ * every walker runs through with a loop. */
+static void append(parser *p, node *n, node *kid) {
   if (p->oom || !kid) return;
   if ((n->nkid & (n->nkid - 1)) == 0) { /* grow at powers of two */
     int cap = n->nkid ? 2 * n->nkid : 2;
@@ -212,7 +243,9 @@ static void sync(parser *p) {
 /* ---- Expressions ---------------------------------------------------------------------- */
 
 static node *expr(parser *p);
+static node *nested_expr(parser *p);
 
+/* Arguments, subscripts or array elements, each one level deeper than n. */
 static node *subscripts_or_args(parser *p, node *n, tok_kind close, int allow_colon) {
   if (p->tok.kind == close) {
     next(p);
@@ -231,140 +264,168 @@ static node *subscripts_or_args(parser *p, node *n, tok_kind close, int allow_co
       next(p);
       next(p);
       add(p, eq, r);
-      add(p, eq, expr(p));
+      add(p, eq, nested_expr(p));
       add(p, n, eq);
     } else {
-      add(p, n, expr(p));
+      add(p, n, nested_expr(p));
     }
   } while (accept(p, T_COMMA));
   expect(p, close, close == T_RBRACK ? "']'" : close == T_RBRACE ? "'}'" : "')'");
   return n;
 }
 
-static node *primary(parser *p) {
+/* A dotted name a.b.c (component ports, library names, math.sin) from the current
+ * token on, in the arena. Kept out of primary() so that its buffer is not on the
+ * stack of every nesting level. */
+OUT_OF_LINE static const char *dotted_name(parser *p) {
   token t = p->tok;
+  char name[256];
+  size_t len = (size_t)snprintf(name, sizeof name, "%s", intern(p, &t));
+  next(p);
+  while (p->tok.kind == T_DOT && peek(p)->kind == T_IDENT) {
+    next(p);
+    const char *part = intern(p, &p->tok);
+    if (len < sizeof name) len += (size_t)snprintf(name + len, sizeof name - len, ".%s", part);
+    next(p);
+  }
+  if (len >= sizeof name) {
+    err_at(p, &t, "name too long");
+    len = sizeof name - 1;
+  }
+  char *nm = arena_get(p->a, len + 1);
+  if (!nm) {
+    p->oom = 1;
+    return "";
+  }
+  memcpy(nm, name, len);
+  nm[len] = 0;
+  return nm;
+}
+
+/* The text of the current string token, without its quotes (escapes kept). */
+static const char *string_text(parser *p) {
+  size_t n = p->tok.len >= 2 ? p->tok.len - 2 : 0;
+  char *r = arena_get(p->a, n + 1);
+  if (!r) {
+    p->oom = 1;
+    return "";
+  }
+  memcpy(r, p->tok.start + 1, n);
+  r[n] = 0;
+  return r;
+}
+
+OUT_OF_LINE static node *not_an_expression(parser *p) {
   char buf[48];
-  if (t.kind == T_NUM) {
-    next(p);
-    node *n = mk(p, X_NUM, &t);
-    n->num = t.num;
-    return n;
-  }
-  if (tok_is(&t, "true") || tok_is(&t, "false")) {
-    next(p);
-    node *n = mk(p, X_BOOL, &t);
-    n->num = tok_is(&t, "true");
-    return n;
-  }
-  if (t.kind == T_STRING) {
-    next(p);
-    return mk(p, X_NUM, &t); /* strings only appear in annotations */
-  }
-  if (accept(p, T_LPAREN)) {
-    node *e = expr(p);
-    expect(p, T_RPAREN, "')'");
-    return e;
-  }
-  if (accept(p, T_LBRACE)) {
-    node *n = mk(p, X_ARRAY, &t);
-    return subscripts_or_args(p, n, T_RBRACE, 1);
-  }
-  if (t.kind == T_IDENT && !is_keyword(&t)) {
-    next(p);
-    /* A dotted name: a.b.c (component ports, library names, math.sin). */
-    char name[256];
-    size_t len = 0;
-    const char *first = intern(p, &t);
-    len = (size_t)snprintf(name, sizeof name, "%s", first);
-    while (p->tok.kind == T_DOT && peek(p)->kind == T_IDENT) {
-      next(p);
-      const char *part = intern(p, &p->tok);
-      if (len < sizeof name) len += (size_t)snprintf(name + len, sizeof name - len, ".%s", part);
-      next(p);
-    }
-    if (len >= sizeof name) {
-      err_at(p, &t, "name too long");
-      len = sizeof name - 1;
-    }
-    char *nm = arena_get(p->a, len + 1);
-    if (!nm) {
-      p->oom = 1;
-      return mk(p, X_NUM, &t);
-    }
-    memcpy(nm, name, len + 1);
-    if (accept(p, T_LPAREN)) {
-      node *n = mk(p, X_CALL, &t);
-      n->name = nm;
-      return subscripts_or_args(p, n, T_RPAREN, 0);
-    }
-    node *n = mk(p, X_REF, &t);
-    n->name = nm;
-    if (accept(p, T_LBRACK)) subscripts_or_args(p, n, T_RBRACK, 1);
-    return n;
-  }
-  err_at(p, &t, "expected an expression, found %s", tok_text(&t, buf, sizeof buf));
-  node *n = mk(p, X_NUM, &t);
-  if (t.kind != T_EOF && t.kind != T_SEMI) next(p);
+  err_at(p, &p->tok, "expected an expression, found %s", tok_text(&p->tok, buf, sizeof buf));
+  node *n = mk(p, X_NUM, &p->tok);
+  if (p->tok.kind != T_EOF && p->tok.kind != T_SEMI) next(p);
   return n;
 }
 
-/* Every recursive path (expr, item, unary, not) passes here: a bound on the nesting keeps
- * hostile input from exhausting the stack. */
+/* Every recursive path of the parser passes here once per level of nesting (a
+ * parenthesis, an argument, a subscript, a unary operator, an exponent, a statement
+ * inside another): a bound on the nesting keeps hostile input from exhausting the
+ * stack. Each level costs a dozen small frames (a parenthesis goes down through
+ * every precedence level), so the frames are kept lean: no token copies or buffers
+ * where the recursion passes. */
 static int deeper(parser *p) {
   if (p->depth >= MAX_DEPTH) {
-    err_at(p, &p->tok, "expression nested too deeply");
+    too_deep(p, p->tok.line, p->tok.col);
     return 0;
   }
   p->depth++;
   return 1;
 }
 
+/* expr() with one more level of nesting. */
+static node *nested_expr(parser *p) {
+  if (!deeper(p)) return mk(p, X_NUM, &p->tok);
+  node *n = expr(p);
+  p->depth--;
+  return n;
+}
+
+static node *primary(parser *p) {
+  node *n;
+  if (p->tok.kind == T_NUM) {
+    n = mk(p, X_NUM, &p->tok);
+    n->num = p->tok.num;
+    next(p);
+  } else if (tok_is(&p->tok, "true") || tok_is(&p->tok, "false")) {
+    n = mk(p, X_BOOL, &p->tok);
+    n->num = tok_is(&p->tok, "true");
+    next(p);
+  } else if (p->tok.kind == T_STRING) {
+    n = mk(p, X_STRING, &p->tok); /* annotations only: elsewhere the compiler refuses it */
+    n->name = string_text(p);
+    next(p);
+  } else if (accept(p, T_LPAREN)) {
+    n = nested_expr(p);
+    expect(p, T_RPAREN, "')'");
+  } else if (p->tok.kind == T_LBRACE) {
+    n = mk(p, X_ARRAY, &p->tok);
+    next(p);
+    subscripts_or_args(p, n, T_RBRACE, 1);
+  } else if (p->tok.kind == T_IDENT && !is_keyword(&p->tok)) {
+    n = mk(p, X_REF, &p->tok);
+    n->name = dotted_name(p);
+    if (accept(p, T_LPAREN)) {
+      n->kind = X_CALL;
+      subscripts_or_args(p, n, T_RPAREN, 0);
+    } else if (accept(p, T_LBRACK)) {
+      subscripts_or_args(p, n, T_RBRACK, 1);
+    }
+  } else {
+    n = not_an_expression(p);
+  }
+  return n;
+}
+
 static node *unary(parser *p);
 
+/* a ^ b, right-associative: the exponent is a unary (a^-b). */
 static node *power(parser *p) {
   node *l = primary(p);
-  if (p->tok.kind == T_CARET) {
-    token t = p->tok;
-    next(p);
-    node *n = mk(p, X_BIN, &t);
-    n->op = T_CARET;
-    add(p, n, l);
+  if (p->tok.kind != T_CARET) return l;
+  node *n = mk(p, X_BIN, &p->tok);
+  n->op = T_CARET;
+  next(p);
+  add(p, n, l);
+  if (deeper(p)) {
     add(p, n, unary(p));
-    return n;
+    p->depth--;
   }
-  return l;
+  return n;
 }
 
 static node *unary(parser *p) {
+  if (p->tok.kind != T_MINUS && p->tok.kind != T_PLUS) return power(p);
+  node *r = p->tok.kind == T_MINUS ? mk(p, X_NEG, &p->tok) : NULL;
+  next(p);
   if (!deeper(p)) return mk(p, X_NUM, &p->tok);
-  node *r;
-  token t = p->tok;
-  if (accept(p, T_MINUS)) {
-    r = mk(p, X_NEG, &t);
-    add(p, r, unary(p));
-  } else if (accept(p, T_PLUS)) {
-    r = unary(p);
-  } else {
-    r = power(p);
-  }
+  node *e = unary(p);
   p->depth--;
+  if (!r) return e; /* unary plus */
+  add(p, r, e);
   return r;
 }
 
-static node *binary(parser *p, node *l, const token *t, int op, node *r) {
-  node *n = mk(p, X_BIN, t);
+/* l op (operand): the node is made before the operand is parsed, so that no token
+ * is held on the stack while the operand's nesting recurses. */
+static node *binary(parser *p, node *l, int op) {
+  node *n = mk(p, X_BIN, &p->tok);
   n->op = op;
+  next(p);
   add(p, n, l);
-  add(p, n, r);
   return n;
 }
 
 static node *term(parser *p) {
   node *l = unary(p);
   while (p->tok.kind == T_STAR || p->tok.kind == T_SLASH) {
-    token t = p->tok;
-    next(p);
-    l = binary(p, l, &t, t.kind, unary(p));
+    l = binary(p, l, (int)p->tok.kind);
+    add(p, l, unary(p));
   }
   return l;
 }
@@ -372,9 +433,8 @@ static node *term(parser *p) {
 static node *arith(parser *p) {
   node *l = term(p);
   while (p->tok.kind == T_PLUS || p->tok.kind == T_MINUS) {
-    token t = p->tok;
-    next(p);
-    l = binary(p, l, &t, t.kind, term(p));
+    l = binary(p, l, (int)p->tok.kind);
+    add(p, l, term(p));
   }
   return l;
 }
@@ -383,31 +443,27 @@ static node *relation(parser *p) {
   node *l = arith(p);
   tok_kind k = p->tok.kind;
   if (k == T_LT || k == T_LE || k == T_GT || k == T_GE || k == T_EQEQ || k == T_NE) {
-    token t = p->tok;
-    next(p);
-    l = binary(p, l, &t, k, arith(p));
+    l = binary(p, l, (int)k);
+    add(p, l, arith(p));
   }
   return l;
 }
 
 static node *logic_not(parser *p) {
-  token t = p->tok;
-  if (accept_word(p, "not")) {
-    node *n = mk(p, X_NOT, &t);
-    if (!deeper(p)) return n;
-    add(p, n, logic_not(p));
-    p->depth--;
-    return n;
-  }
-  return relation(p);
+  if (!tok_is(&p->tok, "not")) return relation(p);
+  node *n = mk(p, X_NOT, &p->tok);
+  next(p);
+  if (!deeper(p)) return n;
+  add(p, n, logic_not(p));
+  p->depth--;
+  return n;
 }
 
 static node *logic_and(parser *p) {
   node *l = logic_not(p);
   while (tok_is(&p->tok, "and")) {
-    token t = p->tok;
-    next(p);
-    l = binary(p, l, &t, OP_AND, logic_not(p));
+    l = binary(p, l, OP_AND);
+    add(p, l, logic_not(p));
   }
   return l;
 }
@@ -415,9 +471,8 @@ static node *logic_and(parser *p) {
 static node *logic_or(parser *p) {
   node *l = logic_and(p);
   while (tok_is(&p->tok, "or")) {
-    token t = p->tok;
-    next(p);
-    l = binary(p, l, &t, OP_OR, logic_and(p));
+    l = binary(p, l, OP_OR);
+    add(p, l, logic_and(p));
   }
   return l;
 }
@@ -425,9 +480,8 @@ static node *logic_or(parser *p) {
 static node *range(parser *p) {
   node *l = logic_or(p);
   if (p->tok.kind == T_COLON) {
-    token t = p->tok;
+    node *n = mk(p, X_RANGE, &p->tok);
     next(p);
-    node *n = mk(p, X_RANGE, &t);
     add(p, n, l);
     add(p, n, logic_or(p));
     if (accept(p, T_COLON)) add(p, n, logic_or(p)); /* a:step:b */
@@ -436,33 +490,24 @@ static node *range(parser *p) {
   return l;
 }
 
-static node *expr_inner(parser *p);
-
+/* An expression: if c then a elseif … else e, or a range. The branches of an if are
+ * one level deeper (an if in an else is nesting, as a parenthesis is). */
 static node *expr(parser *p) {
-  if (!deeper(p)) return mk(p, X_NUM, &p->tok);
-  node *n = expr_inner(p);
-  p->depth--;
-  return n;
-}
-
-static node *expr_inner(parser *p) {
-  token t = p->tok;
-  if (accept_word(p, "if")) {
-    node *n = mk(p, X_IF, &t);
-    add(p, n, expr(p));
+  if (!tok_is(&p->tok, "if")) return range(p);
+  node *n = mk(p, X_IF, &p->tok);
+  next(p);
+  add(p, n, nested_expr(p));
+  expect_word(p, "then");
+  add(p, n, nested_expr(p));
+  while (accept_word(p, "elseif")) {
+    add(p, n, nested_expr(p));
     expect_word(p, "then");
-    add(p, n, expr(p));
-    while (accept_word(p, "elseif")) {
-      add(p, n, expr(p));
-      expect_word(p, "then");
-      add(p, n, expr(p));
-    }
-    expect_word(p, "else");
-    add(p, n, expr(p));
-    n->has_else = 1;
-    return n;
+    add(p, n, nested_expr(p));
   }
-  return range(p);
+  expect_word(p, "else");
+  add(p, n, nested_expr(p));
+  n->has_else = 1;
+  return n;
 }
 
 /* ---- Equations and statements ---------------------------------------------------- */
@@ -743,7 +788,7 @@ static void declaration(parser *p, ast_model *m) {
   if (p->panic) sync(p);
 }
 
-static void annot_add(parser *p, ast_model *m, const token *key, node *value) {
+static void annot_add(parser *p, ast_model *m, const char *within, const token *key, node *value) {
   if (m->nannots == m->capannots) {
     size_t cap = m->capannots ? 2 * m->capannots : 16;
     annot *a = arena_get(p->a, cap * sizeof *a);
@@ -757,29 +802,33 @@ static void annot_add(parser *p, ast_model *m, const token *key, node *value) {
   }
   annot *a = &m->annots[m->nannots++];
   a->key = intern(p, key);
+  a->within = within;
   a->value = value;
   a->line = key->line;
   a->col = key->col;
 }
 
-/* annotation(experiment(StartTime = 0, …), …): keeps the innermost key = value pairs. */
-static void annotation_args(parser *p, ast_model *m) {
+/* annotation(experiment(StartTime = 0, …), …): keeps the innermost key = value pairs,
+ * each with the name of the call around it ("" at the top). */
+static void annotation_args(parser *p, ast_model *m, const char *within) {
   if (accept(p, T_RPAREN)) return;
+  if (!deeper(p)) return;
   do {
     if (p->tok.kind != T_IDENT) {
       expected(p, "an annotation name");
-      return;
+      break;
     }
     token key = p->tok;
     next(p);
     if (accept(p, T_LPAREN)) {
-      annotation_args(p, m);
-      if (p->panic) return;
+      annotation_args(p, m, intern(p, &key));
+      if (p->panic) break;
     } else if (accept(p, T_EQ)) {
-      annot_add(p, m, &key, expr(p));
+      annot_add(p, m, within, &key, expr(p));
     }
   } while (accept(p, T_COMMA));
-  expect(p, T_RPAREN, "')'");
+  p->depth--;
+  if (!p->panic) expect(p, T_RPAREN, "')'");
 }
 
 int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, ast_model *m) {
@@ -828,7 +877,7 @@ int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, ast_model *m) {
     } else if (accept_word(p, "public") || accept_word(p, "protected")) {
       section = NULL;
     } else if (accept_word(p, "annotation")) {
-      if (expect(p, T_LPAREN, "'('")) annotation_args(p, m);
+      if (expect(p, T_LPAREN, "'('")) annotation_args(p, m, "");
       if (!p->panic) expect(p, T_SEMI, "';'");
       if (p->panic) sync(p);
     } else if (accept_word(p, "import")) {
@@ -858,7 +907,7 @@ int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, ast_model *m) {
       expect(p, T_SEMI, "';'");
       if (p->panic) sync(p);
     } else if (section) {
-      add(p, *section, item(p, stmt));
+      append(p, *section, item(p, stmt));
     } else {
       declaration(p, m);
     }
