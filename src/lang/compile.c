@@ -3,9 +3,9 @@
  * Compiles a checked syntax tree into an equation system (src/qss/system.h):
  * constants and array sizes are evaluated, for loops unrolled, each scalar variable
  * classified (state: it appears in der(); algebraic: an equation defines it;
- * discrete; parameter), the initial algorithm run, expressions turned into bytecode,
- * algebraic equations sorted by dependency, and when clauses turned into
- * zero-crossing functions with handlers.
+ * discrete; parameter), the initial algorithm run, the equations compiled
+ * (equations.c), algebraic equations sorted by dependency, the experiment and the
+ * outputs read; and the driver that loads a file.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -13,109 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blocks_map.h"
 #include "cdevs/continuous.h"
-#include "cdevs/lang.h"
+#include "compile_impl.h"
 #include "core/alloc_impl.h"
-#include "lang_impl.h"
-#include "qss/system.h"
-
-enum vclass { V_CONST, V_PARAM, V_STATE, V_ALG, V_DISC, V_UNKNOWN };
-
-typedef struct sym {
-  const decl *d;
-  int cls;
-  int dims[2], ndims; /* sizes; 0 dims: scalar */
-  uint32_t size;
-  uint32_t first_flat; /* index into the per-scalar classification arrays */
-} sym;
-
-typedef struct comp {
-  const ast_model *m;
-  lang_diag *d;
-  sym *syms;
-  size_t nsyms;
-  /* per flat scalar: class and class index (classes are decided per scalar) */
-  int *cls;
-  uint32_t *cidx;
-  uint32_t nflat;
-  double *cval; /* values of constants and parameters, initial values of the rest */
-  uint32_t counts[V_UNKNOWN];
-  /* loop indices in scope */
-  const char *iname[32];
-  double ival[32];
-  int nidx;
-  cdevs__crand rng; /* rand() in start values and the initial algorithm */
-  /* bytecode under construction */
-  bc_ins *code;
-  uint32_t ncode, capcode;
-  int sp, maxsp;
-  int oom;
-  /* equation bookkeeping */
-  bc_code *der;
-  int8_t *der_set;
-  bc_code *alg;     /* by algebraic index, before sorting */
-  int8_t *alg_set;
-  int *alg_line, *alg_col;
-  int *der_line;
-  /* Discretes the compiler adds (relations, sample()) after the declared ones,
-   * from index ndisc_decl on, with their first values. */
-  uint32_t ndisc_decl;
-  double *xdisc0;
-  uint32_t capxdisc;
-  sys_crossing *cross;
-  uint32_t ncross, capcross;
-  int in_initial;
-  int in_handler;
-  /* Relations in the code being compiled are events (equations and crossing
-   * functions, outside noEvent()); in handlers they are plain comparisons. */
-  int rel_events;
-  uint64_t unrolled; /* loop iterations so far: a bound keeps hostile input finite */
-  cdevs_mo *mo;
-} comp;
-
-/* A library block instance (cdevs.Integrator x(...)) and a connect() between two. */
-typedef struct mo_comp {
-  const char *name;
-  const lang_block *b;
-  _Alignas(16) unsigned char arg[256];
-  unsigned set; /* bit i: params[i] was given a value */
-  cdevs_model *model;
-} mo_comp;
-
-typedef struct mo_conn {
-  uint32_t from, to;
-  int fport, tport;
-} mo_conn;
-
-struct cdevs_mo {
-  char *file; /* the model's path, for the run's messages */
-  mo_comp *comps;
-  uint32_t ncomps;
-  mo_conn *conns;
-  uint32_t nconns;
-  uint32_t *out_port; /* per output: the component port (kind 3) */
-  cdevs_model *system;
-  uint8_t *sys_out_kind;
-  uint32_t *sys_out_index;
-  const char **sys_out_names;
-  cdevs__sys_spec spec;
-  cdevs_mo_experiment exp;
-  double t_end; /* cdevs_mo_set_stop's, when t_end_set */
-  int t_end_set;
-  cdevs_mo_jacobian jacobian; /* cdevs_mo_set_jacobian's */
-  cdevs_mo_zeno zeno;         /* cdevs_mo_set_zeno's */
-  char **names;   /* per flat scalar: "x[3]" */
-  uint32_t nflat;
-  int *cls;
-  uint32_t *cidx;
-  /* outputs */
-  uint8_t *out_kind;
-  uint32_t *out_index;
-  const char **out_names;
-  uint32_t n_out;
-  cdevs__sys_arg arg;
-};
 
 static char *dup(const char *s) {
   size_t n = strlen(s) + 1;
@@ -132,13 +32,13 @@ static void *xcalloc(comp *c, size_t n, size_t size) {
 
 /* ---- Symbols and constant evaluation ------------------------------------------------ */
 
-static const sym *lookup(const comp *c, const char *name) {
+const sym *lang_lookup(const comp *c, const char *name) {
   for (size_t i = 0; i < c->nsyms; i++)
     if (strcmp(c->syms[i].d->name, name) == 0) return &c->syms[i];
   return NULL;
 }
 
-static int index_of(const comp *c, const char *name, double *v) {
+int lang_index_of(const comp *c, const char *name, double *v) {
   for (int i = c->nidx - 1; i >= 0; i--)
     if (strcmp(c->iname[i], name) == 0) {
       *v = c->ival[i];
@@ -147,16 +47,14 @@ static int index_of(const comp *c, const char *name, double *v) {
   return 0;
 }
 
-static int flat_index(comp *c, const sym *s, const node *ref, uint32_t *out);
-static double ceval(comp *c, const node *n, int *ok);
 
 /* Scalar value of a variable at compile time (constants, parameters, and during the
  * initial algorithm every variable's current value). */
 static double var_value(comp *c, const node *n, int *ok) {
   double v;
-  if (n->nkid == 0 && index_of(c, n->name, &v)) return v;
+  if (n->nkid == 0 && lang_index_of(c, n->name, &v)) return v;
   if (strcmp(n->name, "time") == 0) return 0.0;
-  const sym *s = lookup(c, n->name);
+  const sym *s = lang_lookup(c, n->name);
   if (!s) {
     *ok = 0;
     return 0.0;
@@ -168,7 +66,7 @@ static double var_value(comp *c, const node *n, int *ok) {
     *ok = 0;
     return 0.0;
   }
-  if (flat_index(c, s, n, &f)) {
+  if (lang_flat_index(c, s, n, &f)) {
     *ok = 0;
     return 0.0;
   }
@@ -182,39 +80,35 @@ static double var_value(comp *c, const node *n, int *ok) {
 
 /* The built-in functions that are one op of the bytecode (besides the unary
  * cdevs_fn ones), for equations and constants alike. */
-static const struct {
-  const char *name;
-  bc_op op;
-  int arity;
-} fn_ops[] = {{"min", BC_MIN, 2},   {"max", BC_MAX, 2},     {"atan2", BC_ATAN2, 2},   {"mod", BC_MOD, 2},
+const lang_fn_op_def lang_fn_ops[] = {{"min", BC_MIN, 2},   {"max", BC_MAX, 2},     {"atan2", BC_ATAN2, 2},   {"mod", BC_MOD, 2},
               {"sign", BC_SIGN, 1}, {"floor", BC_FLOOR, 1}, {"integer", BC_FLOOR, 1}, {"ceil", BC_CEIL, 1},
               {"pow", BC_POW, 2}};
 
-static int fn_op(const char *f) {
-  for (int i = 0; i < (int)(sizeof fn_ops / sizeof fn_ops[0]); i++)
-    if (!strcmp(f, fn_ops[i].name)) return i;
+int lang_fn_op(const char *f) {
+  for (int i = 0; i < 9; i++) /* the table's entries */
+    if (!strcmp(f, lang_fn_ops[i].name)) return i;
   return -1;
 }
 
-static void arity_error(comp *c, const node *n) {
+void lang_arity_error(comp *c, const node *n) {
   lang_error(c->d, n->line, n->col, "%s() does not take %d argument%s", n->name, n->nkid, n->nkid == 1 ? "" : "s");
 }
 
 static double call_value(comp *c, const node *n, int *ok) {
   const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
-  double a = n->nkid > 0 ? ceval(c, n->kid[0], ok) : 0.0;
-  double b = n->nkid > 1 ? ceval(c, n->kid[1], ok) : 0.0;
+  double a = n->nkid > 0 ? lang_ceval(c, n->kid[0], ok) : 0.0;
+  double b = n->nkid > 1 ? lang_ceval(c, n->kid[1], ok) : 0.0;
   if (!*ok) return 0.0; /* an argument failed (reported) */
   cdevs_fn fn = cdevs_fn_parse(f);
-  int k = fn_op(f), arity = fn ? 1 : k >= 0 ? fn_ops[k].arity : -1;
+  int k = lang_fn_op(f), arity = fn ? 1 : k >= 0 ? lang_fn_ops[k].arity : -1;
   if (arity >= 0 && n->nkid != arity) {
-    arity_error(c, n);
+    lang_arity_error(c, n);
     *ok = 0;
     return 0.0;
   }
   if (arity >= 0) { /* by the evaluator of equations: one semantics for both */
     double x[2] = {a, b}, v;
-    if (cdevs__bc_eval_op(fn ? (bc_ins){.op = BC_FN, .arg = (uint32_t)fn} : (bc_ins){.op = (uint8_t)fn_ops[k].op}, x,
+    if (cdevs__bc_eval_op(fn ? (bc_ins){.op = BC_FN, .arg = (uint32_t)fn} : (bc_ins){.op = (uint8_t)lang_fn_ops[k].op}, x,
                           arity, &v)) {
       if (n->nkid > 1)
         lang_error(c->d, n->line, n->col, "%s(%g, %g) is outside the function's domain", n->name, a, b);
@@ -230,7 +124,7 @@ static double call_value(comp *c, const node *n, int *ok) {
   if (!is_div && !is_rand && !is_id) {
     lang_error(c->d, n->line, n->col, "%s() cannot be evaluated here", n->name);
   } else if (n->nkid != (is_div ? 2 : 1)) {
-    arity_error(c, n);
+    lang_arity_error(c, n);
   } else if (is_div && b == 0.0) {
     lang_error(c->d, n->line, n->col, "%s(%g, %g) is outside the function's domain", n->name, a, b);
   } else {
@@ -240,21 +134,21 @@ static double call_value(comp *c, const node *n, int *ok) {
   return 0.0;
 }
 
-static double ceval(comp *c, const node *n, int *ok) {
+double lang_ceval(comp *c, const node *n, int *ok) {
   if (!n) return 0.0;
   switch (n->kind) {
   case X_NUM:
   case X_BOOL: return n->num;
   case X_REF: return var_value(c, n, ok);
   case X_CALL: return call_value(c, n, ok);
-  case X_NEG: return -ceval(c, n->kid[0], ok);
-  case X_NOT: return ceval(c, n->kid[0], ok) == 0.0;
+  case X_NEG: return -lang_ceval(c, n->kid[0], ok);
+  case X_NOT: return lang_ceval(c, n->kid[0], ok) == 0.0;
   case X_IF:
     for (int i = 0; i + 1 < n->nkid; i += 2)
-      if (ceval(c, n->kid[i], ok) != 0.0) return ceval(c, n->kid[i + 1], ok);
-    return ceval(c, n->kid[n->nkid - 1], ok);
+      if (lang_ceval(c, n->kid[i], ok) != 0.0) return lang_ceval(c, n->kid[i + 1], ok);
+    return lang_ceval(c, n->kid[n->nkid - 1], ok);
   case X_BIN: {
-    double a = ceval(c, n->kid[0], ok), b = ceval(c, n->kid[1], ok);
+    double a = lang_ceval(c, n->kid[0], ok), b = lang_ceval(c, n->kid[1], ok);
     switch (n->op) {
     case T_PLUS: return a + b;
     case T_MINUS: return a - b;
@@ -281,7 +175,7 @@ static double ceval(comp *c, const node *n, int *ok) {
 
 static int ceval_int(comp *c, const node *n, long *out) {
   int ok = 1;
-  double v = ceval(c, n, &ok);
+  double v = lang_ceval(c, n, &ok);
   if (!ok) return -1;
   if (v != floor(v) || fabs(v) > 1e9) {
     lang_error(c->d, n->line, n->col, "expected an integer, got %g", v);
@@ -292,7 +186,7 @@ static int ceval_int(comp *c, const node *n, long *out) {
 }
 
 /* The flat scalar index of ref (subscripts evaluated now); -1 after an error. */
-static int flat_index(comp *c, const sym *s, const node *ref, uint32_t *out) {
+int lang_flat_index(comp *c, const sym *s, const node *ref, uint32_t *out) {
   if (ref->nkid != s->ndims) {
     lang_error(c->d, ref->line, ref->col, "'%s' has %d subscript%s, not %d", s->d->name, s->ndims,
                s->ndims == 1 ? "" : "s", ref->nkid);
@@ -430,9 +324,9 @@ static int declare(comp *c) {
       int ok = 1;
       if (init->kind == X_ARRAY) {
         for (int k = 0; k < init->nkid && (uint32_t)k < s->size; k++)
-          c->cval[s->first_flat + k] = ceval(c, init->kid[k], &ok);
+          c->cval[s->first_flat + k] = lang_ceval(c, init->kid[k], &ok);
       } else {
-        double v = ceval(c, init, &ok);
+        double v = lang_ceval(c, init, &ok);
         for (uint32_t k = s->first_flat; k < flat; k++) c->cval[k] = v;
       }
       c->in_initial = 0;
@@ -458,7 +352,7 @@ static int declare(comp *c) {
 
 static int exec_list(comp *c, const node *list);
 
-static int exec_for(comp *c, const node *n, int (*body)(comp *, const node *, void *), void *ud) {
+int lang_exec_for(comp *c, const node *n, int (*body)(comp *, const node *, void *), void *ud) {
   const node *r = n->kid[0];
   long lo, step = 1;
   double hi;
@@ -471,13 +365,13 @@ static int exec_for(comp *c, const node *n, int (*body)(comp *, const node *, vo
   int ok = 1;
   if (r->nkid == 3) {
     if (ceval_int(c, r->kid[1], &step)) return -1;
-    hi = ceval(c, r->kid[2], &ok);
+    hi = lang_ceval(c, r->kid[2], &ok);
     if (step == 0) {
       lang_error(c->d, r->line, r->col, "a range step must not be 0");
       return -1;
     }
   } else {
-    hi = ceval(c, r->kid[1], &ok);
+    hi = lang_ceval(c, r->kid[1], &ok);
   }
   if (!ok) return -1;
   if (!isfinite(hi) || fabs(hi) > 1e9) {
@@ -518,20 +412,20 @@ static int exec_item(comp *c, const node *n) {
       lang_error(c->d, l->line, l->col, "expected a variable to assign");
       return -1;
     }
-    const sym *s = lookup(c, l->name);
+    const sym *s = lang_lookup(c, l->name);
     uint32_t f;
-    if (!s || flat_index(c, s, l, &f)) return -1;
+    if (!s || lang_flat_index(c, s, l, &f)) return -1;
     int ok = 1;
-    double v = ceval(c, n->kid[1], &ok);
+    double v = lang_ceval(c, n->kid[1], &ok);
     if (!ok) return -1;
     c->cval[f] = v;
     return 0;
   }
-  case Q_FOR: return exec_for(c, n, exec_for_body, NULL);
+  case Q_FOR: return lang_exec_for(c, n, exec_for_body, NULL);
   case Q_IF:
     for (int i = 0; i + 1 < n->nkid; i += 2) {
       int ok = 1;
-      if (ceval(c, n->kid[i], &ok) != 0.0) return ok ? exec_list(c, n->kid[i + 1]) : -1;
+      if (lang_ceval(c, n->kid[i], &ok) != 0.0) return ok ? exec_list(c, n->kid[i + 1]) : -1;
       if (!ok) return -1;
     }
     return n->has_else ? exec_list(c, n->kid[n->nkid - 1]) : 0;
@@ -548,605 +442,8 @@ static int exec_list(comp *c, const node *list) {
 }
 
 /* The blocks that hold a state (an integrator, plain or with a reset input). */
-static int is_integrator(const cdevs_atomic_ops *ops) {
+int lang_is_integrator(const cdevs_atomic_ops *ops) {
   return ops == &cdevs_integrator_ops || ops == &cdevs_reset_integrator_ops;
-}
-
-/* ---- Bytecode ------------------------------------------------------------------------- */
-
-static void emit(comp *c, bc_op op, uint32_t arg, double k, int delta) {
-  /* the default allocator is malloc's, so these arrays are freed with free() */
-  if (CDEVS_GROW(cdevs_alloc_default(), c->code, c->capcode, c->ncode + 1)) {
-    c->oom = 1;
-    return;
-  }
-  c->code[c->ncode++] = (bc_ins){.op = (uint8_t)op, .arg = arg, .k = k};
-  c->sp += delta;
-  if (c->sp > c->maxsp) c->maxsp = c->sp;
-}
-
-static int gen(comp *c, const node *n);
-static int rel_event(comp *c, const node *n);
-
-/* Pushes flat scalar f: constants inline, the rest by class and index. */
-static void emit_var(comp *c, uint32_t f) {
-  switch (c->cls[f]) {
-  case V_CONST: emit(c, BC_CONST, 0, c->cval[f], 1); break;
-  case V_PARAM: emit(c, BC_PARAM, c->cidx[f], 0, 1); break;
-  case V_STATE: emit(c, BC_STATE, c->cidx[f], 0, 1); break;
-  case V_ALG: emit(c, BC_ALG, c->cidx[f], 0, 1); break;
-  default: emit(c, BC_DISC, c->cidx[f], 0, 1); break;
-  }
-}
-
-static int gen_ref(comp *c, const node *n) {
-  double v;
-  if (n->nkid == 0 && index_of(c, n->name, &v)) {
-    emit(c, BC_CONST, 0, v, 1);
-    return 0;
-  }
-  if (strcmp(n->name, "time") == 0) {
-    emit(c, BC_TIME, 0, 0, 1);
-    return 0;
-  }
-  const char *dot = strchr(n->name, '.');
-  if (dot) {
-    lang_error(c->d, n->line, n->col, "'%s': block outputs cannot be read by equations yet", n->name);
-    return -1;
-  }
-  const sym *s = lookup(c, n->name);
-  uint32_t f;
-  if (!s || flat_index(c, s, n, &f)) return -1;
-  emit_var(c, f);
-  return 0;
-}
-
-static int gen_call(comp *c, const node *n) {
-  const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
-  int arity = n->nkid;
-  cdevs_fn fn = cdevs_fn_parse(f);
-  if (fn) {
-    if (arity != 1) goto bad_arity;
-    if (gen(c, n->kid[0])) return -1;
-    emit(c, BC_FN, (uint32_t)fn, 0, 0);
-    return 0;
-  }
-  if (!strcmp(f, "rand") || !strcmp(f, "random")) {
-    if (arity != 1) goto bad_arity;
-    if (!c->in_handler) {
-      lang_error(c->d, n->line, n->col, "%s() can only be used in a when clause or the initial algorithm",
-                 n->name);
-      return -1;
-    }
-    if (gen(c, n->kid[0])) return -1;
-    emit(c, BC_RAND, 0, 0, 0);
-    return 0;
-  }
-  if (!strcmp(f, "pre") || !strcmp(f, "noEvent")) {
-    if (arity != 1) goto bad_arity;
-    int events = c->rel_events;
-    if (f[0] == 'n') c->rel_events = 0; /* noEvent: its relations are read as they are */
-    int rc = gen(c, n->kid[0]);
-    c->rel_events = events;
-    return rc;
-  }
-  if (!strcmp(f, "sum") || !strcmp(f, "product")) {
-    /* over a whole array variable, unrolled */
-    if (arity != 1 || n->kid[0]->kind != X_REF || n->kid[0]->nkid != 0 || !lookup(c, n->kid[0]->name) ||
-        lookup(c, n->kid[0]->name)->ndims == 0) {
-      lang_error(c->d, n->line, n->col, "%s() takes an array variable", n->name);
-      return -1;
-    }
-    const sym *s = lookup(c, n->kid[0]->name);
-    for (uint32_t k = 0; k < s->size; k++) {
-      emit_var(c, s->first_flat + k);
-      if (k) emit(c, f[0] == 's' ? BC_ADD : BC_MUL, 0, 0, -1);
-    }
-    return 0;
-  }
-  if (!strcmp(f, "smooth")) {
-    if (arity != 2) goto bad_arity;
-    return gen(c, n->kid[1]);
-  }
-  int op = fn_op(f);
-  if (op >= 0) {
-    if (arity != fn_ops[op].arity) goto bad_arity;
-    for (int k = 0; k < arity; k++)
-      if (gen(c, n->kid[k])) return -1;
-    emit(c, fn_ops[op].op, 0, 0, 1 - arity);
-    return 0;
-  }
-  lang_error(c->d, n->line, n->col, "%s() cannot be used in an equation", n->name);
-  return -1;
-bad_arity:
-  arity_error(c, n);
-  return -1;
-}
-
-static int gen(comp *c, const node *n) {
-  switch (n->kind) {
-  case X_NUM:
-  case X_BOOL: emit(c, BC_CONST, 0, n->num, 1); return 0;
-  case X_REF: return gen_ref(c, n);
-  case X_CALL: return gen_call(c, n);
-  case X_NEG:
-    if (gen(c, n->kid[0])) return -1;
-    emit(c, BC_NEG, 0, 0, 0);
-    return 0;
-  case X_NOT:
-    if (gen(c, n->kid[0])) return -1;
-    emit(c, BC_NOT, 0, 0, 0);
-    return 0;
-  case X_BIN: {
-    if (c->rel_events && (n->op == T_LT || n->op == T_LE || n->op == T_GT || n->op == T_GE))
-      return rel_event(c, n);
-    /* a^k with a constant k (a literal, a parameter, an expression of them) becomes
-     * BC_POWK when cdevs__bc_fold has folded k: one semantics for what is constant. */
-    if (gen(c, n->kid[0]) || gen(c, n->kid[1])) return -1;
-    bc_op op;
-    switch (n->op) {
-    case T_PLUS: op = BC_ADD; break;
-    case T_MINUS: op = BC_SUB; break;
-    case T_STAR: op = BC_MUL; break;
-    case T_SLASH: op = BC_DIV; break;
-    case T_CARET: op = BC_POW; break;
-    case T_LT: op = BC_LT; break;
-    case T_LE: op = BC_LE; break;
-    case T_GT: op = BC_GT; break;
-    case T_GE: op = BC_GE; break;
-    case T_EQEQ: op = BC_EQ; break;
-    case T_NE: op = BC_NE; break;
-    case OP_AND: op = BC_AND; break;
-    default: op = BC_OR; break;
-    }
-    emit(c, op, 0, 0, -1);
-    return 0;
-  }
-  case X_IF: {
-    /* if c1 then a elseif c2 then b else e = select(c1, a, select(c2, b, e)) */
-    int pairs = n->nkid / 2;
-    for (int i = 0; i < pairs; i++)
-      if (gen(c, n->kid[2 * i]) || gen(c, n->kid[2 * i + 1])) return -1;
-    if (gen(c, n->kid[n->nkid - 1])) return -1;
-    for (int i = 0; i < pairs; i++) emit(c, BC_SELECT, 0, 0, -2);
-    return 0;
-  }
-  default:
-    lang_error(c->d, n->line, n->col, "expected a scalar expression");
-    return -1;
-  }
-}
-
-/* Compiles n into a fresh code block. */
-static int compile_expr(comp *c, const node *n, bc_code *out) {
-  c->ncode = 0;
-  c->sp = c->maxsp = 0;
-  if (gen(c, n) || c->oom) return -1;
-  out->ins = malloc(c->ncode * sizeof *out->ins);
-  if (!out->ins) {
-    c->oom = 1;
-    return -1;
-  }
-  memcpy(out->ins, c->code, c->ncode * sizeof *out->ins);
-  out->n = c->ncode;
-  out->max_stack = (uint32_t)c->maxsp + 1;
-  return 0;
-}
-
-/* ---- Equations ------------------------------------------------------------------------- */
-
-static int eq_list(comp *c, const node *list, void *ud);
-
-static int comp_index(const comp *c, const char *name, size_t len) {
-  for (uint32_t i = 0; i < c->mo->ncomps; i++)
-    if (strlen(c->mo->comps[i].name) == len && memcmp(c->mo->comps[i].name, name, len) == 0) return (int)i;
-  return -1;
-}
-
-/* "comp.port" -> component and port index in direction dir; -1 if not such a port. */
-static int comp_port(const comp *c, const node *r, cdevs_dir dir, int *ci) {
-  const char *dot = r->kind == X_REF ? strchr(r->name, '.') : NULL;
-  if (!dot || r->nkid) return -1;
-  *ci = comp_index(c, r->name, (size_t)(dot - r->name));
-  if (*ci < 0) return -1;
-  const cdevs_port_def *ports = dir == CDEVS_OUT ? c->mo->comps[*ci].b->ops->outputs : c->mo->comps[*ci].b->ops->inputs;
-  for (int k = 0; ports && ports[k].name; k++)
-    if (strcmp(ports[k].name, dot + 1) == 0) return k;
-  return -1;
-}
-
-static int connect_item(comp *c, const node *n) {
-  const node *a = n->kid[0], *b = n->kid[1];
-  int ca, cb, pa, pb;
-  mo_conn conn;
-  if ((pa = comp_port(c, a, CDEVS_OUT, &ca)) >= 0 && (pb = comp_port(c, b, CDEVS_IN, &cb)) >= 0) {
-    conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb};
-  } else if ((pa = comp_port(c, b, CDEVS_OUT, &ca)) >= 0 && (pb = comp_port(c, a, CDEVS_IN, &cb)) >= 0) {
-    conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb};
-  } else {
-    int a_out = comp_port(c, a, CDEVS_OUT, &ca) >= 0, a_in = comp_port(c, a, CDEVS_IN, &ca) >= 0;
-    int b_out = comp_port(c, b, CDEVS_OUT, &cb) >= 0, b_in = comp_port(c, b, CDEVS_IN, &cb) >= 0;
-    if (!a_out && !a_in)
-      lang_error(c->d, a->line, a->col, "'%s' is not a port of a component", a->kind == X_REF ? a->name : "?");
-    else if (!b_out && !b_in)
-      lang_error(c->d, b->line, b->col, "'%s' is not a port of a component", b->kind == X_REF ? b->name : "?");
-    else
-      lang_error(c->d, n->line, n->col, "connect() needs an output and an input port: '%s' and '%s' are both %s",
-                 a->name, b->name, a_in ? "inputs" : "outputs");
-    return -1;
-  }
-  mo_conn *nc = realloc(c->mo->conns, (c->mo->nconns + 1) * sizeof *nc);
-  if (!nc) return c->oom = 1, -1;
-  c->mo->conns = nc;
-  nc[c->mo->nconns++] = conn;
-  return 0;
-}
-
-static int when_item(comp *c, const node *n);
-
-static int eq_item(comp *c, const node *n) {
-  if (n->kind == Q_FOR) return exec_for(c, n, eq_list, NULL);
-  if (n->kind == Q_CONNECT) return connect_item(c, n);
-  if (n->kind == Q_WHEN) return when_item(c, n);
-  if (n->kind != Q_EQ) {
-    lang_error(c->d, n->line, n->col, "%s is not supported in an equation section yet",
-               n->kind == Q_IF ? "an if equation" : "this");
-    return -1;
-  }
-  const node *l = n->kid[0];
-  if (l->kind == X_CALL && strcmp(l->name, "der") == 0) {
-    const node *r = l->kid[0];
-    const sym *s = lookup(c, r->name);
-    uint32_t f;
-    if (!s || flat_index(c, s, r, &f)) return -1;
-    uint32_t i = c->cidx[f];
-    if (c->der_set[i]) {
-      lang_error(c->d, n->line, n->col, "der(%s) is defined twice", r->name);
-      return -1;
-    }
-    c->der_set[i] = 1;
-    c->der_line[i] = n->line;
-    c->rel_events = 1;
-    int rc = compile_expr(c, n->kid[1], &c->der[i]);
-    c->rel_events = 0;
-    return rc;
-  }
-  if (l->kind == X_REF) {
-    const sym *s = lookup(c, l->name);
-    uint32_t f;
-    if (!s || flat_index(c, s, l, &f)) return -1;
-    if (c->cls[f] != V_ALG) {
-      lang_error(c->d, l->line, l->col,
-                 "'%s' is %s: only an algebraic variable can be defined by an equation", l->name,
-                 c->cls[f] == V_STATE ? "a state (its equation is der(...) = ...)"
-                 : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant");
-      return -1;
-    }
-    uint32_t a = c->cidx[f];
-    if (c->alg_set[a]) {
-      lang_error(c->d, l->line, l->col, "'%s' is defined by two equations", l->name);
-      return -1;
-    }
-    c->alg_set[a] = 1;
-    c->alg_line[a] = n->line;
-    c->alg_col[a] = n->col;
-    c->rel_events = 1;
-    int rc = compile_expr(c, n->kid[1], &c->alg[a]);
-    c->rel_events = 0;
-    return rc;
-  }
-  lang_error(c->d, n->line, n->col, "expected der(x) = … or an explicit equation v = …");
-  return -1;
-}
-
-static int eq_list(comp *c, const node *list, void *ud) {
-  (void)ud;
-  int rc = 0;
-  for (int i = 0; list && i < list->nkid; i++)
-    if (eq_item(c, list->kid[i])) rc = -1;
-  return rc;
-}
-
-/* ---- When clauses ----------------------------------------------------------------------- */
-
-static sys_crossing *new_cross(comp *c) {
-  if (CDEVS_GROW(cdevs_alloc_default(), c->cross, c->capcross, c->ncross + 1)) {
-    c->oom = 1;
-    return NULL;
-  }
-  sys_crossing *z = &c->cross[c->ncross++];
-  memset(z, 0, sizeof *z);
-  return z;
-}
-
-static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *n);
-
-static int handler_for(comp *c, const node *list, void *ud) {
-  void **p = ud;
-  return handler_list(c, list, (sys_action **)p[0], (uint32_t *)p[1]);
-}
-
-static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *n) {
-  for (int i = 0; list && i < list->nkid; i++) {
-    const node *s = list->kid[i];
-    if (s->kind == Q_FOR) {
-      void *ud[2] = {acts, n};
-      if (exec_for(c, s, handler_for, ud)) return -1;
-      continue;
-    }
-    if (s->kind == Q_IF) {
-      /* if c1 then A elseif c2 then B else E end if: jump-unless c1 to the next
-       * branch, A, jump to the end, … — the conditions are evaluated in order, once. */
-      uint32_t ends[64];
-      int nends = 0;
-      int pairs = s->nkid / 2;
-      for (int k = 0; k < pairs; k++) {
-        sys_action *na = realloc(*acts, (*n + 1) * sizeof *na);
-        if (!na) return c->oom = 1, -1;
-        *acts = na;
-        uint32_t test = (*n)++;
-        memset(&na[test], 0, sizeof na[test]);
-        na[test].reinit = ACT_JUMP_UNLESS;
-        c->in_handler = 1;
-        int bad = compile_expr(c, s->kid[2 * k], &na[test].value);
-        c->in_handler = 0;
-        if (bad || handler_list(c, s->kid[2 * k + 1], acts, n)) return -1;
-        if (nends == 64) {
-          lang_error(c->d, s->line, s->col, "too many elseif branches");
-          return -1;
-        }
-        na = realloc(*acts, (*n + 1) * sizeof *na);
-        if (!na) return c->oom = 1, -1;
-        *acts = na;
-        ends[nends++] = *n;
-        memset(&na[*n], 0, sizeof na[*n]);
-        na[(*n)++].reinit = ACT_JUMP;
-        (*acts)[test].target = *n; /* a false condition goes to the next branch */
-      }
-      if (s->has_else && handler_list(c, s->kid[s->nkid - 1], acts, n)) return -1;
-      for (int k = 0; k < nends; k++) (*acts)[ends[k]].target = *n;
-      continue;
-    }
-    const node *target, *value;
-    int reinit = 0;
-    if (s->kind == Q_CALL && strcmp(s->kid[0]->name, "reinit") == 0 && s->kid[0]->nkid == 2) {
-      target = s->kid[0]->kid[0], value = s->kid[0]->kid[1], reinit = 1;
-    } else if ((s->kind == Q_ASSIGN || s->kind == Q_EQ) && s->kid[0]->kind == X_REF) {
-      target = s->kid[0], value = s->kid[1];
-    } else {
-      lang_error(c->d, s->line, s->col, "only assignments, reinit() and if are supported in a when clause yet");
-      return -1;
-    }
-    if (target->kind != X_REF) {
-      lang_error(c->d, target->line, target->col, "reinit() needs a state variable");
-      return -1;
-    }
-    const sym *sy = lookup(c, target->name);
-    uint32_t f;
-    if (!sy || flat_index(c, sy, target, &f)) return -1;
-    if (reinit && c->cls[f] != V_STATE) {
-      lang_error(c->d, target->line, target->col, "reinit() of '%s', which is not a state", target->name);
-      return -1;
-    }
-    if (!reinit && c->cls[f] != V_DISC) {
-      lang_error(c->d, target->line, target->col, "'%s' is not discrete: it cannot be assigned in a when clause",
-                 target->name);
-      return -1;
-    }
-    sys_action *na = realloc(*acts, (*n + 1) * sizeof *na);
-    if (!na) {
-      c->oom = 1;
-      return -1;
-    }
-    *acts = na;
-    sys_action *a = &na[(*n)++];
-    memset(a, 0, sizeof *a);
-    a->reinit = reinit ? ACT_REINIT : ACT_ASSIGN;
-    a->target = c->cidx[f];
-    c->in_handler = 1;
-    int bad = compile_expr(c, value, &a->value);
-    c->in_handler = 0;
-    if (bad) return -1;
-  }
-  return 0;
-}
-
-/* A when condition as a crossing function f and the direction that fires it: a
- * relation a > b (>=, <, <=) is f = a - b, rising (falling for < and <=); any other
- * Boolean expression g (and, or, not, relations of relations) is f = g - 1/2, rising,
- * with its relations as events, so that g changes only at their crossings and f then
- * jumps. sample(start, interval) is handled by the caller. */
-static int condition(comp *c, const node *cond, bc_code *f, int *dir) {
-  c->rel_events = 1;
-  int rc;
-  if (cond->kind == X_BIN && (cond->op == T_GT || cond->op == T_GE || cond->op == T_LT || cond->op == T_LE)) {
-    node diff = *cond;
-    diff.op = T_MINUS;
-    *dir = cond->op == T_GT || cond->op == T_GE ? 1 : -1;
-    rc = compile_expr(c, &diff, f);
-  } else {
-    *dir = 1;
-    rc = compile_expr(c, cond, f);
-    if (!rc) {
-      bc_ins *ins = realloc(f->ins, (f->n + 2) * sizeof *ins);
-      if (!ins) {
-        c->oom = 1, rc = -1;
-      } else {
-        f->ins = ins;
-        ins[f->n++] = (bc_ins){.op = BC_CONST, .k = 0.5};
-        ins[f->n++] = (bc_ins){.op = BC_SUB};
-        if (f->max_stack < 3) f->max_stack = 3;
-      }
-    }
-  }
-  c->rel_events = 0;
-  return rc;
-}
-
-static int same_code(const bc_code *a, const bc_code *b) {
-  if (a->n != b->n) return 0;
-  for (uint32_t i = 0; i < a->n; i++)
-    if (a->ins[i].op != b->ins[i].op || a->ins[i].arg != b->ins[i].arg || a->ins[i].k != b->ins[i].k)
-      return 0;
-  return 1;
-}
-
-/* A discrete of the compiler's own, first value v: its index, or UINT32_MAX. */
-static uint32_t new_disc(comp *c, double v) {
-  uint32_t d = c->counts[V_DISC], k = d - c->ndisc_decl;
-  if (CDEVS_GROW(cdevs_alloc_default(), c->xdisc0, c->capxdisc, k + 1)) return c->oom = 1, UINT32_MAX;
-  c->xdisc0[k] = v;
-  c->counts[V_DISC]++;
-  return d;
-}
-
-/* A one-action handler: discrete d := k. */
-static int set_disc(comp *c, sys_action **acts, uint32_t *n, uint32_t d, double k) {
-  sys_action *a = realloc(*acts, (*n + 1) * sizeof *a);
-  bc_ins *ins = malloc(sizeof *ins);
-  if (a) *acts = a;
-  if (!a || !ins) return free(ins), c->oom = 1, -1;
-  a[*n] = (sys_action){.reinit = ACT_ASSIGN, .target = d, .value = {.ins = ins, .n = 1, .max_stack = 1}};
-  ins[0] = (bc_ins){.op = BC_CONST, .k = k};
-  (*n)++;
-  return 0;
-}
-
-/* A relation a < b (<=, >, >=) read by an equation or a crossing function is an
- * event, as in Modelica: a new discrete holds the side of 0 that f = a - b is on
- * (+1, -1), kept by a crossing of f whose handlers set it, and the relation reads that
- * discrete. Between crossings the value cannot change, however rarely the code is
- * evaluated; at a crossing what reads it is evaluated again. The system sets the
- * discrete's first value from f at the start (cdevs__sys_spec's side_disc). One
- * discrete and crossing serve every relation with the same f. */
-static int rel_event(comp *c, const node *n) {
-  /* f into its own code: the caller's code under construction is put aside. */
-  bc_ins *code = c->code;
-  uint32_t ncode = c->ncode, capcode = c->capcode;
-  int sp = c->sp, maxsp = c->maxsp;
-  c->code = NULL, c->ncode = c->capcode = 0;
-  node diff = *n;
-  diff.op = T_MINUS;
-  bc_code f = {0};
-  int bad = compile_expr(c, &diff, &f);
-  free(c->code);
-  c->code = code, c->ncode = ncode, c->capcode = capcode, c->sp = sp, c->maxsp = maxsp;
-  if (bad) return free(f.ins), -1;
-  /* Of discretes and parameters only, it can change only at another event, where
-   * it is read anew: a plain comparison. */
-  int moves = 0;
-  for (uint32_t i = 0; i < f.n; i++)
-    moves |= f.ins[i].op == BC_STATE || f.ins[i].op == BC_TIME || f.ins[i].op == BC_ALG;
-  if (!moves) {
-    free(f.ins);
-    c->rel_events = 0;
-    int rc = gen(c, n);
-    c->rel_events = 1;
-    return rc;
-  }
-  uint32_t d = UINT32_MAX;
-  for (uint32_t z = 0; z < c->ncross && d == UINT32_MAX; z++)
-    if (c->cross[z].side_disc && same_code(&c->cross[z].f, &f)) d = c->cross[z].side_disc - 1;
-  if (d == UINT32_MAX) {
-    sys_crossing *z = new_cross(c);
-    if (!z) return free(f.ins), -1;
-    if ((d = new_disc(c, 0.0)) == UINT32_MAX) return -1;
-    z->f = f;
-    z->side_disc = d + 1;
-    z->line = n->line, z->col = n->col;
-    if (set_disc(c, &z->on_rise, &z->n_rise, d, 1.0) || set_disc(c, &z->on_fall, &z->n_fall, d, -1.0)) return -1;
-  } else {
-    free(f.ins);
-  }
-  emit(c, BC_DISC, d, 0, 1);
-  emit(c, BC_CONST, 0, 0.0, 1);
-  emit(c, n->op == T_LT ? BC_LT : n->op == T_LE ? BC_LE : n->op == T_GT ? BC_GT : BC_GE, 0, 0, -1);
-  return 0;
-}
-
-/* when sample(start, interval): a crossing of time - next, whose handler first moves
- * next on by interval (next is a discrete of the compiler's, starting at start). */
-static int sample_item(comp *c, const node *cond, const node *body) {
-  int ok = 1;
-  if (cond->nkid != 2) {
-    arity_error(c, cond);
-    return -1;
-  }
-  double start = ceval(c, cond->kid[0], &ok), interval = ok ? ceval(c, cond->kid[1], &ok) : 0.0;
-  if (!ok) return -1;
-  if (!isfinite(start) || !(interval > 0.0) || !isfinite(interval)) {
-    lang_error(c->d, cond->line, cond->col, "sample(%g, %g): the start must be finite and the interval > 0",
-               start, interval);
-    return -1;
-  }
-  uint32_t d = new_disc(c, start);
-  sys_crossing *z = d == UINT32_MAX ? NULL : new_cross(c);
-  bc_ins *f = malloc(3 * sizeof *f), *step = malloc(3 * sizeof *step);
-  sys_action *a = malloc(sizeof *a);
-  if (!z || !f || !step || !a) return free(f), free(step), free(a), c->oom = 1, -1;
-  f[0] = (bc_ins){.op = BC_TIME}, f[1] = (bc_ins){.op = BC_DISC, .arg = d}, f[2] = (bc_ins){.op = BC_SUB};
-  step[0] = (bc_ins){.op = BC_DISC, .arg = d}, step[1] = (bc_ins){.op = BC_CONST, .k = interval};
-  step[2] = (bc_ins){.op = BC_ADD};
-  z->f = (bc_code){.ins = f, .n = 3, .max_stack = 3};
-  z->line = cond->line, z->col = cond->col;
-  a[0] = (sys_action){.reinit = ACT_ASSIGN, .target = d, .value = {.ins = step, .n = 3, .max_stack = 3}};
-  z->on_rise = a, z->n_rise = 1;
-  return handler_list(c, body, &z->on_rise, &z->n_rise);
-}
-
-static int when_item(comp *c, const node *n) {
-  uint32_t first = UINT32_MAX; /* the clause's first crossing (an index: new_cross reallocates) */
-  for (int i = 0; i + 1 < n->nkid; i += 2) {
-    const node *cond = n->kid[i];
-    if (cond->kind == X_CALL && !strcmp(cond->name, "sample")) {
-      if (sample_item(c, cond, n->kid[i + 1])) return -1;
-      continue;
-    }
-    bc_code f = {0};
-    int dir;
-    if (condition(c, cond, &f, &dir)) {
-      free(f.ins);
-      return -1;
-    }
-    /* "when y < s … elsewhen y > s": one crossing, one handler per direction. */
-    sys_crossing *z = first != UINT32_MAX ? &c->cross[first] : NULL;
-    if (z && same_code(&z->f, &f) && (dir > 0 ? z->n_rise == 0 : z->n_fall == 0)) {
-      free(f.ins);
-    } else {
-      z = new_cross(c);
-      if (!z) {
-        free(f.ins);
-        return -1;
-      }
-      z->f = f;
-      z->line = cond->line, z->col = cond->col;
-      if (first == UINT32_MAX) first = c->ncross - 1;
-    }
-    if (dir > 0 ? handler_list(c, n->kid[i + 1], &z->on_rise, &z->n_rise)
-                : handler_list(c, n->kid[i + 1], &z->on_fall, &z->n_fall))
-      return -1;
-  }
-  return 0;
-}
-
-static int alg_list(comp *c, const node *list, void *ud);
-
-static int alg_item(comp *c, const node *n) {
-  switch (n->kind) {
-  case Q_FOR: return exec_for(c, n, alg_list, NULL);
-  case Q_WHEN: return when_item(c, n);
-  default:
-    lang_error(c->d, n->line, n->col, "only when clauses are supported in an algorithm section yet");
-    return -1;
-  }
-}
-
-static int alg_list(comp *c, const node *list, void *ud) {
-  (void)ud;
-  int rc = 0;
-  for (int i = 0; list && i < list->nkid; i++)
-    if (alg_item(c, list->kid[i])) rc = -1;
-  return rc;
 }
 
 /* ---- Algebraic order ----------------------------------------------------------------- */
@@ -1277,7 +574,7 @@ static int annot_number(comp *c, const annot *a, double *out) {
   }
   int ok = 1;
   int saved = c->d->errors;
-  double r = ceval(c, v, &ok);
+  double r = lang_ceval(c, v, &ok);
   if (!ok) {
     /* ceval has said why, at the expression; one error, not two */
     if (c->d->errors == saved) lang_error(c->d, a->line, a->col, "%s needs a number", a->key);
@@ -1360,7 +657,7 @@ static int grow_outputs(cdevs_mo *mo) {
   return k && ix && nm && pp ? 0 : -1;
 }
 
-static int add_output(cdevs_mo *mo, uint32_t f) {
+int lang_add_output(cdevs_mo *mo, uint32_t f) {
   for (uint32_t o = 0; o < mo->n_out; o++)
     if (mo->out_names[o] == mo->names[f]) return 0;
   if (grow_outputs(mo)) return -1;
@@ -1374,7 +671,7 @@ static int add_output(cdevs_mo *mo, uint32_t f) {
   return 0;
 }
 
-static int add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port) {
+int lang_add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port) {
   char *copy = grow_outputs(mo) ? NULL : dup(name);
   if (!copy) return -1;
   /* The name is owned by the model: keep it with the scalar names. */
@@ -1412,25 +709,25 @@ static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
   }
   int ci, port;
   if (strchr(r->name, '.')) {
-    if ((port = comp_port(c, r, CDEVS_OUT, &ci)) < 0) {
+    if ((port = lang_comp_port(c, r, CDEVS_OUT, &ci)) < 0) {
       lang_error(c->d, r->line, r->col, "'%s' is not an output port of a component", r->name);
       return -1;
     }
-    return add_comp_output(mo, r->name, (uint32_t)ci, port);
+    return lang_add_comp_output(mo, r->name, (uint32_t)ci, port);
   }
-  const sym *s = lookup(c, r->name);
+  const sym *s = lang_lookup(c, r->name);
   if (!s) {
     lang_error(c->d, r->line, r->col, "unknown variable '%s' in MMO_Output", r->name);
     return -1;
   }
   if (r->nkid == 0) {
     for (uint32_t k = 0; k < s->size; k++)
-      if (add_output(mo, s->first_flat + k) < 0) return -1;
+      if (lang_add_output(mo, s->first_flat + k) < 0) return -1;
     return 0;
   }
   if (r->nkid != s->ndims) {
     uint32_t f;
-    return flat_index(c, s, r, &f); /* reports the subscript count */
+    return lang_flat_index(c, s, r, &f); /* reports the subscript count */
   }
   /* Each subscript is an index, ':' (all) or a range a:b or a:step:b. */
   long lo[2], step[2], hi[2];
@@ -1463,11 +760,11 @@ static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
   long i0 = lo[0];
   for (; i0 <= hi[0]; i0 += step[0]) {
     if (s->ndims == 1) {
-      if (add_output(mo, s->first_flat + (uint32_t)(i0 - 1)) < 0) return -1;
+      if (lang_add_output(mo, s->first_flat + (uint32_t)(i0 - 1)) < 0) return -1;
       continue;
     }
     for (long i1 = lo[1]; i1 <= hi[1]; i1 += step[1])
-      if (add_output(mo, s->first_flat + (uint32_t)((i0 - 1) * s->dims[1] + (i1 - 1))) < 0) return -1;
+      if (lang_add_output(mo, s->first_flat + (uint32_t)((i0 - 1) * s->dims[1] + (i1 - 1))) < 0) return -1;
   }
   return 0;
 }
@@ -1477,7 +774,7 @@ static int comp_params(comp *c, cdevs_mo *mo) {
   int rc = 0;
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     mo_comp *k = &mo->comps[i];
-    const decl *d = lookup(c, k->name)->d;
+    const decl *d = lang_lookup(c, k->name)->d;
     for (int m = 0; d->mods && m < d->mods->nkid; m++) {
       const node *eq = d->mods->kid[m];
       const char *key = eq->kid[0]->name;
@@ -1499,7 +796,7 @@ static int comp_params(comp *c, cdevs_mo *mo) {
       unsigned char *dst = k->arg + lp->offset;
       int ok = 1;
       if (lp->kind == LP_REAL) {
-        double x = ceval(c, v, &ok);
+        double x = lang_ceval(c, v, &ok);
         memcpy(dst, &x, sizeof x);
       } else if (lp->kind == LP_INT) {
         long x = 0;
@@ -1527,7 +824,7 @@ static int comp_params(comp *c, cdevs_mo *mo) {
           ok = 0;
         } else {
           for (int e = 0; e < v->nkid; e++) {
-            double x = ceval(c, v->kid[e], &ok);
+            double x = lang_ceval(c, v->kid[e], &ok);
             memcpy(dst + (size_t)e * sizeof x, &x, sizeof x);
           }
           if (k->b->ops == &cdevs_wsum_ops && !(k->set & 1u)) {
@@ -1620,8 +917,8 @@ static int compile(comp *c, cdevs_mo *mo) {
   c->alg_col = xcalloc(c, na, sizeof *c->alg_col);
   if (c->oom) return -1;
   c->ndisc_decl = c->counts[V_DISC];
-  int rc = eq_list(c, m->equations, NULL);
-  rc |= alg_list(c, m->algorithms, NULL);
+  int rc = lang_eq_list(c, m->equations, NULL);
+  rc |= lang_alg_list(c, m->algorithms, NULL);
   if (rc || c->oom) return -1;
   /* Every state needs its der() equation, every algebraic that is read its defining
    * equation. */
@@ -1726,20 +1023,20 @@ static int compile(comp *c, cdevs_mo *mo) {
     }
   } else {
     for (uint32_t f = 0; f < c->nflat && mo->n_out < 64; f++)
-      if (mo->cls[f] == V_STATE && add_output(mo, f) < 0) return -1;
+      if (mo->cls[f] == V_STATE && lang_add_output(mo, f) < 0) return -1;
     /* and the outputs of the integrators of a block diagram */
     for (uint32_t i = 0; i < mo->ncomps && mo->n_out < 64; i++) {
       const cdevs_atomic_ops *ops = mo->comps[i].b->ops;
       if (ops != &cdevs_integrator_ops && ops != &cdevs_reset_integrator_ops) continue;
       char nm[300];
       snprintf(nm, sizeof nm, "%s.y", mo->comps[i].name);
-      if (add_comp_output(mo, nm, i, 0)) return -1;
+      if (lang_add_comp_output(mo, nm, i, 0)) return -1;
     }
     /* Nothing integrated: the algebraics and discretes, so that a run shows what
      * the model computes. */
     if (!c->counts[V_STATE] && !mo->ncomps)
       for (uint32_t f = 0; f < c->nflat && mo->n_out < 64; f++)
-        if ((mo->cls[f] == V_ALG || mo->cls[f] == V_DISC) && add_output(mo, f) < 0) return -1;
+        if ((mo->cls[f] == V_ALG || mo->cls[f] == V_DISC) && lang_add_output(mo, f) < 0) return -1;
   }
   return c->d->errors ? -1 : 0;
 }
@@ -1802,232 +1099,4 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
   }
   *out = mo;
   return 0;
-}
-
-void cdevs_mo_experiment_get(const cdevs_mo *mo, cdevs_mo_experiment *e) { *e = mo->exp; }
-void cdevs_mo_set_stop(cdevs_mo *mo, double stop) {
-  if (!mo) return;
-  mo->t_end = stop;
-  mo->t_end_set = 1;
-}
-void cdevs_mo_set_zeno(cdevs_mo *mo, cdevs_mo_zeno z) { mo->zeno = z; }
-void cdevs_mo_set_jacobian(cdevs_mo *mo, cdevs_mo_jacobian j) {
-  if (mo) mo->jacobian = j;
-}
-size_t cdevs_mo_output_count(const cdevs_mo *mo) { return mo->n_out; }
-const char *cdevs_mo_output_name(const cdevs_mo *mo, size_t i) { return i < mo->n_out ? mo->out_names[i] : NULL; }
-size_t cdevs_mo_state_count(const cdevs_mo *mo) {
-  size_t n = mo->spec.n_states;
-  for (uint32_t i = 0; i < mo->ncomps; i++)
-    if (is_integrator(mo->comps[i].b->ops)) n++;
-  return n;
-}
-
-/* One --vars subscript, q[0..len): an index, ':' (all), lo:hi or lo:step:hi. The
- * range it stands for goes to lo, step, hi; -1 if it is none of these. */
-static int vars_range(const char *q, size_t len, long *lo, long *step, long *hi) {
-  long v[3];
-  int n = 0;
-  size_t i = 0;
-  while (i < len && q[i] == ' ') i++;
-  if (i < len && q[i] == ':') {
-    for (i++; i < len && q[i] == ' ';) i++;
-    if (i != len) return -1;
-    *lo = 1, *step = 1, *hi = LONG_MAX;
-    return 0;
-  }
-  for (;;) {
-    char *end;
-    const char *at = q + i;
-    if (n == 3 || i >= len || !(isdigit((unsigned char)*at) || *at == '-')) return -1;
-    v[n] = strtol(at, &end, 10);
-    if (v[n] < -INT32_MAX || v[n] > INT32_MAX) return -1; /* beyond any index; k - lo cannot overflow */
-    n++;
-    i = (size_t)(end - q);
-    while (i < len && q[i] == ' ') i++;
-    if (i == len) break;
-    if (q[i++] != ':') return -1;
-    while (i < len && q[i] == ' ') i++;
-  }
-  *lo = v[0], *hi = v[n - 1], *step = n == 3 ? v[1] : 1;
-  return *step >= 1 ? 0 : -1;
-}
-
-/* Does flat variable name nm ("x", "x[3]" or "m[2,1]") fall under the --vars entry
- * p[0..len)? The entry is a name, matching the variable or every element of the
- * array, or a name with subscripts (see vars_range), one per dimension. -1 if a
- * subscript is malformed. */
-static int vars_match(const char *nm, const char *p, size_t len) {
-  const char *br = memchr(p, '[', len);
-  size_t base = br ? (size_t)(br - p) : len;
-  if (strncmp(nm, p, base) != 0 || (nm[base] != '\0' && nm[base] != '[')) return 0;
-  if (!br) return 1;
-  if (nm[base] != '[' || p[len - 1] != ']') return p[len - 1] != ']' ? -1 : 0;
-  const char *q = br + 1, *qend = p + len - 1, *ix = nm + base + 1;
-  for (;;) {
-    const char *comma = memchr(q, ',', (size_t)(qend - q));
-    const char *sub_end = comma ? comma : qend;
-    long lo, step, hi;
-    if (vars_range(q, (size_t)(sub_end - q), &lo, &step, &hi)) return -1;
-    char *after;
-    long k = strtol(ix, &after, 10);
-    if (k < lo || k > hi || (k - lo) % step != 0) return 0;
-    if (!comma) return *after == ']';
-    if (*after != ',') return 0;
-    q = comma + 1, ix = after + 1;
-  }
-}
-
-int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
-  mo->n_out = 0;
-  const char *p = list;
-  while (*p) {
-    const char *e = p;
-    int depth = 0;
-    while (*e && (depth || *e != ',')) {
-      if (*e == '[') depth++;
-      if (*e == ']') depth--;
-      e++;
-    }
-    while (p < e && *p == ' ') p++; /* "x, y" as well as "x,y" */
-    size_t len = (size_t)(e - p);
-    while (len > 0 && p[len - 1] == ' ') len--;
-    int found = 0;
-    const char *dot = memchr(p, '.', len);
-    if (dot) { /* comp.port */
-      for (uint32_t i = 0; i < mo->ncomps && !found; i++) {
-        size_t cl = strlen(mo->comps[i].name);
-        if (cl != (size_t)(dot - p) || memcmp(mo->comps[i].name, p, cl)) continue;
-        const cdevs_port_def *ports = mo->comps[i].b->ops->outputs;
-        for (int k = 0; ports && ports[k].name; k++)
-          if (strlen(ports[k].name) == len - cl - 1 && !memcmp(ports[k].name, dot + 1, len - cl - 1)) {
-            char nm[300];
-            snprintf(nm, sizeof nm, "%.*s", (int)len, p);
-            if (add_comp_output(mo, nm, i, k)) return -1;
-            found = 1;
-          }
-      }
-    }
-    /* A variable, or the elements an array name or subscripts with ranges select. */
-    for (uint32_t f = 0, by_port = (uint32_t)found; f < mo->nflat && !by_port; f++) {
-      if (mo->cls[f] == V_UNKNOWN) continue;
-      int m = vars_match(mo->names[f], p, len);
-      if (m < 0) {
-        if (diag) fprintf(diag, "--vars: bad subscript in '%.*s' (an index, ':', lo:hi or lo:step:hi)\n", (int)len, p);
-        return -1;
-      }
-      if (!m) continue;
-      int rc = add_output(mo, f);
-      if (rc) {
-        if (diag && rc > 0) fprintf(diag, "--vars: '%s' is a parameter, not a variable\n", mo->names[f]);
-        if (diag && rc < 0) fprintf(diag, "--vars: out of memory\n");
-        return -1;
-      }
-      found = 1;
-    }
-    if (!found) {
-      if (diag) fprintf(diag, "--vars: unknown variable '%.*s'\n", (int)len, p);
-      return -1;
-    }
-    p = *e ? e + 1 : e;
-  }
-  if (!mo->n_out) {
-    if (diag) fprintf(diag, "--vars: no variables named\n");
-    return -1;
-  }
-  return 0;
-}
-
-cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
-                          double tol, double abstol) {
-  cdevs__sys_spec *sp = &mo->spec;
-  /* The tolerances go in the argument, which the kernel copies: each instance keeps
-   * its own. */
-  mo->arg.dqrel = tol, mo->arg.dqmin = abstol;
-  /* The equation system's ports are the outputs that are its variables. */
-  free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
-  mo->sys_out_kind = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_kind);
-  mo->sys_out_index = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_index);
-  mo->sys_out_names = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_names);
-  if (!mo->sys_out_kind || !mo->sys_out_index || !mo->sys_out_names) {
-    cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory");
-    return NULL;
-  }
-  uint32_t ns = 0;
-  for (uint32_t o = 0; o < mo->n_out; o++)
-    if (mo->out_kind[o] < 3) {
-      mo->sys_out_kind[ns] = mo->out_kind[o];
-      mo->sys_out_index[ns] = mo->out_index[o];
-      mo->sys_out_names[ns] = mo->out_names[o];
-      mo->out_port[o] = ns++;
-    }
-  sp->n_out = ns;
-  sp->out_kind = mo->sys_out_kind;
-  sp->out_index = mo->sys_out_index;
-  sp->out_names = mo->sys_out_names;
-  mo->arg.spec = sp;
-  mo->arg.method = method;
-  mo->arg.t_end = mo->t_end_set ? mo->t_end : mo->exp.stop;
-  mo->arg.secant_a = mo->jacobian == CDEVS_JAC_SECANT;
-  mo->arg.zeno_continue = mo->zeno == CDEVS_ZENO_CONTINUE;
-  int has_eqs = sp->n_states || sp->n_discs || sp->n_cross;
-  cdevs_model *holder = parent, *result;
-  mo->system = NULL;
-  if (mo->ncomps) {
-    holder = result = cdevs_coupled_add(parent, name);
-    if (has_eqs) mo->system = cdevs_atomic_add(holder, "equations", &cdevs__system_ops, &mo->arg);
-  } else {
-    result = mo->system = cdevs_atomic_add(holder, name, &cdevs__system_ops, &mo->arg);
-  }
-  for (uint32_t o = 0; mo->system && o < ns; o++)
-    cdevs_port_add(mo->system, CDEVS_OUT, mo->sys_out_names[o], CDEVS_TAYLOR);
-  for (uint32_t i = 0; i < mo->ncomps; i++) {
-    mo_comp *k = &mo->comps[i];
-    /* Integrators take the run's method and quanta unless the model set them. */
-    if (is_integrator(k->b->ops)) {
-      cdevs_integrator_params *ip = (cdevs_integrator_params *)(void *)k->arg;
-      if (!(k->set & 1u)) ip->method = method;
-      if (!(k->set & 4u)) ip->dqrel = tol;
-      if (!(k->set & 8u)) ip->dqmin = abstol;
-    }
-    k->model = cdevs_atomic_add(holder, k->name, k->b->ops, k->b->arg_size ? k->arg : NULL);
-  }
-  for (uint32_t i = 0; i < mo->nconns; i++) {
-    const mo_conn *cn = &mo->conns[i];
-    cdevs_connect_i(holder, mo->comps[cn->from].model, cn->fport, mo->comps[cn->to].model, cn->tport);
-  }
-  return result;
-}
-
-int cdevs_mo_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **atomic, int *port) {
-  if (i >= mo->n_out) return -1;
-  if (mo->out_kind[i] == 3) {
-    *atomic = mo->comps[mo->out_index[i]].model;
-    *port = (int)mo->out_port[i];
-  } else {
-    *atomic = mo->system;
-    *port = (int)mo->out_port[i];
-  }
-  return *atomic ? 0 : -1;
-}
-
-void cdevs_mo_stats_sim(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st) {
-  memset(st, 0, sizeof *st);
-  if (mo->system) cdevs_mo_stats_get(cdevs_sim_state(sim, mo->system), st);
-  for (uint32_t i = 0; i < mo->ncomps; i++) {
-    const cdevs_atomic_ops *ops = mo->comps[i].b->ops;
-    if (is_integrator(ops) && mo->comps[i].model)
-      st->steps += cdevs_integrator_steps(cdevs_sim_state(sim, mo->comps[i].model));
-  }
-}
-
-void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st) {
-  cdevs__sys_stats s;
-  cdevs__system_stats(state, &s);
-  st->steps = s.steps;
-  st->crossings = s.crossings;
-  st->refreshes = s.refreshes;
-  st->reinits = s.reinits;
-  st->zeno = s.zeno;
-  st->zeno_t = s.zeno_t;
 }

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* The model compiler's state, shared by its files: compile.c (symbols, constants,
+ * the initial algorithm, ordering, the driver), equations.c (bytecode of equations
+ * and when clauses) and instance.c (a compiled model's API: outputs, instances). */
+#ifndef CDEVS_LANG_COMPILE_IMPL_H
+#define CDEVS_LANG_COMPILE_IMPL_H
+
+#include <stdint.h>
+
+#include "blocks_map.h"
+#include "cdevs/lang.h"
+#include "lang_impl.h"
+#include "qss/system.h"
+
+enum vclass { V_CONST, V_PARAM, V_STATE, V_ALG, V_DISC, V_UNKNOWN };
+
+typedef struct sym {
+  const decl *d;
+  int cls;
+  int dims[2], ndims; /* sizes; 0 dims: scalar */
+  uint32_t size;
+  uint32_t first_flat; /* index into the per-scalar classification arrays */
+} sym;
+
+typedef struct comp {
+  const ast_model *m;
+  lang_diag *d;
+  sym *syms;
+  size_t nsyms;
+  /* per flat scalar: class and class index (classes are decided per scalar) */
+  int *cls;
+  uint32_t *cidx;
+  uint32_t nflat;
+  double *cval; /* values of constants and parameters, initial values of the rest */
+  uint32_t counts[V_UNKNOWN];
+  /* loop indices in scope */
+  const char *iname[32];
+  double ival[32];
+  int nidx;
+  cdevs__crand rng; /* rand() in start values and the initial algorithm */
+  /* bytecode under construction */
+  bc_ins *code;
+  uint32_t ncode, capcode;
+  int sp, maxsp;
+  int oom;
+  /* equation bookkeeping */
+  bc_code *der;
+  int8_t *der_set;
+  bc_code *alg;     /* by algebraic index, before sorting */
+  int8_t *alg_set;
+  int *alg_line, *alg_col;
+  int *der_line;
+  /* Discretes the compiler adds (relations, sample()) after the declared ones,
+   * from index ndisc_decl on, with their first values. */
+  uint32_t ndisc_decl;
+  double *xdisc0;
+  uint32_t capxdisc;
+  sys_crossing *cross;
+  uint32_t ncross, capcross;
+  int in_initial;
+  int in_handler;
+  /* Relations in the code being compiled are events (equations and crossing
+   * functions, outside noEvent()); in handlers they are plain comparisons. */
+  int rel_events;
+  uint64_t unrolled; /* loop iterations so far: a bound keeps hostile input finite */
+  cdevs_mo *mo;
+} comp;
+
+/* A library block instance (cdevs.Integrator x(...)) and a connect() between two. */
+typedef struct mo_comp {
+  const char *name;
+  const lang_block *b;
+  _Alignas(16) unsigned char arg[256];
+  unsigned set; /* bit i: params[i] was given a value */
+  cdevs_model *model;
+} mo_comp;
+
+typedef struct mo_conn {
+  uint32_t from, to;
+  int fport, tport;
+} mo_conn;
+
+struct cdevs_mo {
+  char *file; /* the model's path, for the run's messages */
+  mo_comp *comps;
+  uint32_t ncomps;
+  mo_conn *conns;
+  uint32_t nconns;
+  uint32_t *out_port; /* per output: the component port (kind 3) */
+  cdevs_model *system;
+  uint8_t *sys_out_kind;
+  uint32_t *sys_out_index;
+  const char **sys_out_names;
+  cdevs__sys_spec spec;
+  cdevs_mo_experiment exp;
+  double t_end; /* cdevs_mo_set_stop's, when t_end_set */
+  int t_end_set;
+  cdevs_mo_jacobian jacobian; /* cdevs_mo_set_jacobian's */
+  cdevs_mo_zeno zeno;         /* cdevs_mo_set_zeno's */
+  char **names;   /* per flat scalar: "x[3]" */
+  uint32_t nflat;
+  int *cls;
+  uint32_t *cidx;
+  /* outputs */
+  uint8_t *out_kind;
+  uint32_t *out_index;
+  const char **out_names;
+  uint32_t n_out;
+  cdevs__sys_arg arg;
+};
+
+
+/* Shared between the compiler's files. */
+typedef struct lang_fn_op_def {
+  const char *name;
+  bc_op op;
+  int arity;
+} lang_fn_op_def;
+/* The built-in functions that are one op of the bytecode (besides the unary cdevs_fn
+ * ones), for equations and constants alike; lang_fn_op gives f's index, or -1. */
+extern const lang_fn_op_def lang_fn_ops[];
+int lang_fn_op(const char *f);
+const sym *lang_lookup(const comp *c, const char *name);
+/* A for loop's index in scope: its value. */
+int lang_index_of(const comp *c, const char *name, double *v);
+/* The flat scalar a reference names (its subscripts evaluated); nonzero on error. */
+int lang_flat_index(comp *c, const sym *s, const node *ref, uint32_t *out);
+/* A constant expression's value (*ok = 0, reported, if it is not one). */
+double lang_ceval(comp *c, const node *n, int *ok);
+void lang_arity_error(comp *c, const node *n);
+/* Runs body once per value of a for loop's range, with the index in scope. */
+int lang_exec_for(comp *c, const node *n, int (*body)(comp *, const node *, void *), void *ud);
+/* The equation and algorithm sections into the system's codes (equations.c). */
+int lang_eq_list(comp *c, const node *list, void *ud);
+int lang_alg_list(comp *c, const node *list, void *ud);
+/* "comp.port" -> component and port index in direction dir; -1 if not such a port. */
+int lang_comp_port(const comp *c, const node *r, cdevs_dir dir, int *ci);
+int lang_is_integrator(const cdevs_atomic_ops *ops);
+/* A model output: flat scalar f, or a component's port (compile.c). */
+int lang_add_output(cdevs_mo *mo, uint32_t f);
+int lang_add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port);
+
+#endif

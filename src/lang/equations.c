@@ -1,0 +1,608 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Equations and when clauses into bytecode: expressions (with relations as events),
+ * der() and algebraic equations, connect(), and when clauses as zero-crossing
+ * functions with their handlers.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdevs/continuous.h"
+#include "compile_impl.h"
+#include "core/alloc_impl.h"
+
+/* ---- Bytecode ------------------------------------------------------------------------- */
+
+static void emit(comp *c, bc_op op, uint32_t arg, double k, int delta) {
+  /* the default allocator is malloc's, so these arrays are freed with free() */
+  if (CDEVS_GROW(cdevs_alloc_default(), c->code, c->capcode, c->ncode + 1)) {
+    c->oom = 1;
+    return;
+  }
+  c->code[c->ncode++] = (bc_ins){.op = (uint8_t)op, .arg = arg, .k = k};
+  c->sp += delta;
+  if (c->sp > c->maxsp) c->maxsp = c->sp;
+}
+
+static int gen(comp *c, const node *n);
+static int rel_event(comp *c, const node *n);
+
+/* Pushes flat scalar f: constants inline, the rest by class and index. */
+static void emit_var(comp *c, uint32_t f) {
+  switch (c->cls[f]) {
+  case V_CONST: emit(c, BC_CONST, 0, c->cval[f], 1); break;
+  case V_PARAM: emit(c, BC_PARAM, c->cidx[f], 0, 1); break;
+  case V_STATE: emit(c, BC_STATE, c->cidx[f], 0, 1); break;
+  case V_ALG: emit(c, BC_ALG, c->cidx[f], 0, 1); break;
+  default: emit(c, BC_DISC, c->cidx[f], 0, 1); break;
+  }
+}
+
+static int gen_ref(comp *c, const node *n) {
+  double v;
+  if (n->nkid == 0 && lang_index_of(c, n->name, &v)) {
+    emit(c, BC_CONST, 0, v, 1);
+    return 0;
+  }
+  if (strcmp(n->name, "time") == 0) {
+    emit(c, BC_TIME, 0, 0, 1);
+    return 0;
+  }
+  const char *dot = strchr(n->name, '.');
+  if (dot) {
+    lang_error(c->d, n->line, n->col, "'%s': block outputs cannot be read by equations yet", n->name);
+    return -1;
+  }
+  const sym *s = lang_lookup(c, n->name);
+  uint32_t f;
+  if (!s || lang_flat_index(c, s, n, &f)) return -1;
+  emit_var(c, f);
+  return 0;
+}
+
+static int gen_call(comp *c, const node *n) {
+  const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
+  int arity = n->nkid;
+  cdevs_fn fn = cdevs_fn_parse(f);
+  if (fn) {
+    if (arity != 1) goto bad_arity;
+    if (gen(c, n->kid[0])) return -1;
+    emit(c, BC_FN, (uint32_t)fn, 0, 0);
+    return 0;
+  }
+  if (!strcmp(f, "rand") || !strcmp(f, "random")) {
+    if (arity != 1) goto bad_arity;
+    if (!c->in_handler) {
+      lang_error(c->d, n->line, n->col, "%s() can only be used in a when clause or the initial algorithm",
+                 n->name);
+      return -1;
+    }
+    if (gen(c, n->kid[0])) return -1;
+    emit(c, BC_RAND, 0, 0, 0);
+    return 0;
+  }
+  if (!strcmp(f, "pre") || !strcmp(f, "noEvent")) {
+    if (arity != 1) goto bad_arity;
+    int events = c->rel_events;
+    if (f[0] == 'n') c->rel_events = 0; /* noEvent: its relations are read as they are */
+    int rc = gen(c, n->kid[0]);
+    c->rel_events = events;
+    return rc;
+  }
+  if (!strcmp(f, "sum") || !strcmp(f, "product")) {
+    /* over a whole array variable, unrolled */
+    if (arity != 1 || n->kid[0]->kind != X_REF || n->kid[0]->nkid != 0 || !lang_lookup(c, n->kid[0]->name) ||
+        lang_lookup(c, n->kid[0]->name)->ndims == 0) {
+      lang_error(c->d, n->line, n->col, "%s() takes an array variable", n->name);
+      return -1;
+    }
+    const sym *s = lang_lookup(c, n->kid[0]->name);
+    for (uint32_t k = 0; k < s->size; k++) {
+      emit_var(c, s->first_flat + k);
+      if (k) emit(c, f[0] == 's' ? BC_ADD : BC_MUL, 0, 0, -1);
+    }
+    return 0;
+  }
+  if (!strcmp(f, "smooth")) {
+    if (arity != 2) goto bad_arity;
+    return gen(c, n->kid[1]);
+  }
+  int op = lang_fn_op(f);
+  if (op >= 0) {
+    if (arity != lang_fn_ops[op].arity) goto bad_arity;
+    for (int k = 0; k < arity; k++)
+      if (gen(c, n->kid[k])) return -1;
+    emit(c, lang_fn_ops[op].op, 0, 0, 1 - arity);
+    return 0;
+  }
+  lang_error(c->d, n->line, n->col, "%s() cannot be used in an equation", n->name);
+  return -1;
+bad_arity:
+  lang_arity_error(c, n);
+  return -1;
+}
+
+static int gen(comp *c, const node *n) {
+  switch (n->kind) {
+  case X_NUM:
+  case X_BOOL: emit(c, BC_CONST, 0, n->num, 1); return 0;
+  case X_REF: return gen_ref(c, n);
+  case X_CALL: return gen_call(c, n);
+  case X_NEG:
+    if (gen(c, n->kid[0])) return -1;
+    emit(c, BC_NEG, 0, 0, 0);
+    return 0;
+  case X_NOT:
+    if (gen(c, n->kid[0])) return -1;
+    emit(c, BC_NOT, 0, 0, 0);
+    return 0;
+  case X_BIN: {
+    if (c->rel_events && (n->op == T_LT || n->op == T_LE || n->op == T_GT || n->op == T_GE))
+      return rel_event(c, n);
+    /* a^k with a constant k (a literal, a parameter, an expression of them) becomes
+     * BC_POWK when cdevs__bc_fold has folded k: one semantics for what is constant. */
+    if (gen(c, n->kid[0]) || gen(c, n->kid[1])) return -1;
+    bc_op op;
+    switch (n->op) {
+    case T_PLUS: op = BC_ADD; break;
+    case T_MINUS: op = BC_SUB; break;
+    case T_STAR: op = BC_MUL; break;
+    case T_SLASH: op = BC_DIV; break;
+    case T_CARET: op = BC_POW; break;
+    case T_LT: op = BC_LT; break;
+    case T_LE: op = BC_LE; break;
+    case T_GT: op = BC_GT; break;
+    case T_GE: op = BC_GE; break;
+    case T_EQEQ: op = BC_EQ; break;
+    case T_NE: op = BC_NE; break;
+    case OP_AND: op = BC_AND; break;
+    default: op = BC_OR; break;
+    }
+    emit(c, op, 0, 0, -1);
+    return 0;
+  }
+  case X_IF: {
+    /* if c1 then a elseif c2 then b else e = select(c1, a, select(c2, b, e)) */
+    int pairs = n->nkid / 2;
+    for (int i = 0; i < pairs; i++)
+      if (gen(c, n->kid[2 * i]) || gen(c, n->kid[2 * i + 1])) return -1;
+    if (gen(c, n->kid[n->nkid - 1])) return -1;
+    for (int i = 0; i < pairs; i++) emit(c, BC_SELECT, 0, 0, -2);
+    return 0;
+  }
+  default:
+    lang_error(c->d, n->line, n->col, "expected a scalar expression");
+    return -1;
+  }
+}
+
+/* Compiles n into a fresh code block. */
+static int compile_expr(comp *c, const node *n, bc_code *out) {
+  c->ncode = 0;
+  c->sp = c->maxsp = 0;
+  if (gen(c, n) || c->oom) return -1;
+  out->ins = malloc(c->ncode * sizeof *out->ins);
+  if (!out->ins) {
+    c->oom = 1;
+    return -1;
+  }
+  memcpy(out->ins, c->code, c->ncode * sizeof *out->ins);
+  out->n = c->ncode;
+  out->max_stack = (uint32_t)c->maxsp + 1;
+  return 0;
+}
+
+/* ---- Equations ------------------------------------------------------------------------- */
+
+
+static int comp_index(const comp *c, const char *name, size_t len) {
+  for (uint32_t i = 0; i < c->mo->ncomps; i++)
+    if (strlen(c->mo->comps[i].name) == len && memcmp(c->mo->comps[i].name, name, len) == 0) return (int)i;
+  return -1;
+}
+
+/* "comp.port" -> component and port index in direction dir; -1 if not such a port. */
+int lang_comp_port(const comp *c, const node *r, cdevs_dir dir, int *ci) {
+  const char *dot = r->kind == X_REF ? strchr(r->name, '.') : NULL;
+  if (!dot || r->nkid) return -1;
+  *ci = comp_index(c, r->name, (size_t)(dot - r->name));
+  if (*ci < 0) return -1;
+  const cdevs_port_def *ports = dir == CDEVS_OUT ? c->mo->comps[*ci].b->ops->outputs : c->mo->comps[*ci].b->ops->inputs;
+  for (int k = 0; ports && ports[k].name; k++)
+    if (strcmp(ports[k].name, dot + 1) == 0) return k;
+  return -1;
+}
+
+static int connect_item(comp *c, const node *n) {
+  const node *a = n->kid[0], *b = n->kid[1];
+  int ca, cb, pa, pb;
+  mo_conn conn;
+  if ((pa = lang_comp_port(c, a, CDEVS_OUT, &ca)) >= 0 && (pb = lang_comp_port(c, b, CDEVS_IN, &cb)) >= 0) {
+    conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb};
+  } else if ((pa = lang_comp_port(c, b, CDEVS_OUT, &ca)) >= 0 && (pb = lang_comp_port(c, a, CDEVS_IN, &cb)) >= 0) {
+    conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb};
+  } else {
+    int a_out = lang_comp_port(c, a, CDEVS_OUT, &ca) >= 0, a_in = lang_comp_port(c, a, CDEVS_IN, &ca) >= 0;
+    int b_out = lang_comp_port(c, b, CDEVS_OUT, &cb) >= 0, b_in = lang_comp_port(c, b, CDEVS_IN, &cb) >= 0;
+    if (!a_out && !a_in)
+      lang_error(c->d, a->line, a->col, "'%s' is not a port of a component", a->kind == X_REF ? a->name : "?");
+    else if (!b_out && !b_in)
+      lang_error(c->d, b->line, b->col, "'%s' is not a port of a component", b->kind == X_REF ? b->name : "?");
+    else
+      lang_error(c->d, n->line, n->col, "connect() needs an output and an input port: '%s' and '%s' are both %s",
+                 a->name, b->name, a_in ? "inputs" : "outputs");
+    return -1;
+  }
+  mo_conn *nc = realloc(c->mo->conns, (c->mo->nconns + 1) * sizeof *nc);
+  if (!nc) return c->oom = 1, -1;
+  c->mo->conns = nc;
+  nc[c->mo->nconns++] = conn;
+  return 0;
+}
+
+static int when_item(comp *c, const node *n);
+
+static int eq_item(comp *c, const node *n) {
+  if (n->kind == Q_FOR) return lang_exec_for(c, n, lang_eq_list, NULL);
+  if (n->kind == Q_CONNECT) return connect_item(c, n);
+  if (n->kind == Q_WHEN) return when_item(c, n);
+  if (n->kind != Q_EQ) {
+    lang_error(c->d, n->line, n->col, "%s is not supported in an equation section yet",
+               n->kind == Q_IF ? "an if equation" : "this");
+    return -1;
+  }
+  const node *l = n->kid[0];
+  if (l->kind == X_CALL && strcmp(l->name, "der") == 0) {
+    const node *r = l->kid[0];
+    const sym *s = lang_lookup(c, r->name);
+    uint32_t f;
+    if (!s || lang_flat_index(c, s, r, &f)) return -1;
+    uint32_t i = c->cidx[f];
+    if (c->der_set[i]) {
+      lang_error(c->d, n->line, n->col, "der(%s) is defined twice", r->name);
+      return -1;
+    }
+    c->der_set[i] = 1;
+    c->der_line[i] = n->line;
+    c->rel_events = 1;
+    int rc = compile_expr(c, n->kid[1], &c->der[i]);
+    c->rel_events = 0;
+    return rc;
+  }
+  if (l->kind == X_REF) {
+    const sym *s = lang_lookup(c, l->name);
+    uint32_t f;
+    if (!s || lang_flat_index(c, s, l, &f)) return -1;
+    if (c->cls[f] != V_ALG) {
+      lang_error(c->d, l->line, l->col,
+                 "'%s' is %s: only an algebraic variable can be defined by an equation", l->name,
+                 c->cls[f] == V_STATE ? "a state (its equation is der(...) = ...)"
+                 : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant");
+      return -1;
+    }
+    uint32_t a = c->cidx[f];
+    if (c->alg_set[a]) {
+      lang_error(c->d, l->line, l->col, "'%s' is defined by two equations", l->name);
+      return -1;
+    }
+    c->alg_set[a] = 1;
+    c->alg_line[a] = n->line;
+    c->alg_col[a] = n->col;
+    c->rel_events = 1;
+    int rc = compile_expr(c, n->kid[1], &c->alg[a]);
+    c->rel_events = 0;
+    return rc;
+  }
+  lang_error(c->d, n->line, n->col, "expected der(x) = … or an explicit equation v = …");
+  return -1;
+}
+
+int lang_eq_list(comp *c, const node *list, void *ud) {
+  (void)ud;
+  int rc = 0;
+  for (int i = 0; list && i < list->nkid; i++)
+    if (eq_item(c, list->kid[i])) rc = -1;
+  return rc;
+}
+
+/* ---- When clauses ----------------------------------------------------------------------- */
+
+static sys_crossing *new_cross(comp *c) {
+  if (CDEVS_GROW(cdevs_alloc_default(), c->cross, c->capcross, c->ncross + 1)) {
+    c->oom = 1;
+    return NULL;
+  }
+  sys_crossing *z = &c->cross[c->ncross++];
+  memset(z, 0, sizeof *z);
+  return z;
+}
+
+static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *n);
+
+static int handler_for(comp *c, const node *list, void *ud) {
+  void **p = ud;
+  return handler_list(c, list, (sys_action **)p[0], (uint32_t *)p[1]);
+}
+
+static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *n) {
+  for (int i = 0; list && i < list->nkid; i++) {
+    const node *s = list->kid[i];
+    if (s->kind == Q_FOR) {
+      void *ud[2] = {acts, n};
+      if (lang_exec_for(c, s, handler_for, ud)) return -1;
+      continue;
+    }
+    if (s->kind == Q_IF) {
+      /* if c1 then A elseif c2 then B else E end if: jump-unless c1 to the next
+       * branch, A, jump to the end, … — the conditions are evaluated in order, once. */
+      uint32_t ends[64];
+      int nends = 0;
+      int pairs = s->nkid / 2;
+      for (int k = 0; k < pairs; k++) {
+        sys_action *na = realloc(*acts, (*n + 1) * sizeof *na);
+        if (!na) return c->oom = 1, -1;
+        *acts = na;
+        uint32_t test = (*n)++;
+        memset(&na[test], 0, sizeof na[test]);
+        na[test].reinit = ACT_JUMP_UNLESS;
+        c->in_handler = 1;
+        int bad = compile_expr(c, s->kid[2 * k], &na[test].value);
+        c->in_handler = 0;
+        if (bad || handler_list(c, s->kid[2 * k + 1], acts, n)) return -1;
+        if (nends == 64) {
+          lang_error(c->d, s->line, s->col, "too many elseif branches");
+          return -1;
+        }
+        na = realloc(*acts, (*n + 1) * sizeof *na);
+        if (!na) return c->oom = 1, -1;
+        *acts = na;
+        ends[nends++] = *n;
+        memset(&na[*n], 0, sizeof na[*n]);
+        na[(*n)++].reinit = ACT_JUMP;
+        (*acts)[test].target = *n; /* a false condition goes to the next branch */
+      }
+      if (s->has_else && handler_list(c, s->kid[s->nkid - 1], acts, n)) return -1;
+      for (int k = 0; k < nends; k++) (*acts)[ends[k]].target = *n;
+      continue;
+    }
+    const node *target, *value;
+    int reinit = 0;
+    if (s->kind == Q_CALL && strcmp(s->kid[0]->name, "reinit") == 0 && s->kid[0]->nkid == 2) {
+      target = s->kid[0]->kid[0], value = s->kid[0]->kid[1], reinit = 1;
+    } else if ((s->kind == Q_ASSIGN || s->kind == Q_EQ) && s->kid[0]->kind == X_REF) {
+      target = s->kid[0], value = s->kid[1];
+    } else {
+      lang_error(c->d, s->line, s->col, "only assignments, reinit() and if are supported in a when clause yet");
+      return -1;
+    }
+    if (target->kind != X_REF) {
+      lang_error(c->d, target->line, target->col, "reinit() needs a state variable");
+      return -1;
+    }
+    const sym *sy = lang_lookup(c, target->name);
+    uint32_t f;
+    if (!sy || lang_flat_index(c, sy, target, &f)) return -1;
+    if (reinit && c->cls[f] != V_STATE) {
+      lang_error(c->d, target->line, target->col, "reinit() of '%s', which is not a state", target->name);
+      return -1;
+    }
+    if (!reinit && c->cls[f] != V_DISC) {
+      lang_error(c->d, target->line, target->col, "'%s' is not discrete: it cannot be assigned in a when clause",
+                 target->name);
+      return -1;
+    }
+    sys_action *na = realloc(*acts, (*n + 1) * sizeof *na);
+    if (!na) {
+      c->oom = 1;
+      return -1;
+    }
+    *acts = na;
+    sys_action *a = &na[(*n)++];
+    memset(a, 0, sizeof *a);
+    a->reinit = reinit ? ACT_REINIT : ACT_ASSIGN;
+    a->target = c->cidx[f];
+    c->in_handler = 1;
+    int bad = compile_expr(c, value, &a->value);
+    c->in_handler = 0;
+    if (bad) return -1;
+  }
+  return 0;
+}
+
+/* A when condition as a crossing function f and the direction that fires it: a
+ * relation a > b (>=, <, <=) is f = a - b, rising (falling for < and <=); any other
+ * Boolean expression g (and, or, not, relations of relations) is f = g - 1/2, rising,
+ * with its relations as events, so that g changes only at their crossings and f then
+ * jumps. sample(start, interval) is handled by the caller. */
+static int condition(comp *c, const node *cond, bc_code *f, int *dir) {
+  c->rel_events = 1;
+  int rc;
+  if (cond->kind == X_BIN && (cond->op == T_GT || cond->op == T_GE || cond->op == T_LT || cond->op == T_LE)) {
+    node diff = *cond;
+    diff.op = T_MINUS;
+    *dir = cond->op == T_GT || cond->op == T_GE ? 1 : -1;
+    rc = compile_expr(c, &diff, f);
+  } else {
+    *dir = 1;
+    rc = compile_expr(c, cond, f);
+    if (!rc) {
+      bc_ins *ins = realloc(f->ins, (f->n + 2) * sizeof *ins);
+      if (!ins) {
+        c->oom = 1, rc = -1;
+      } else {
+        f->ins = ins;
+        ins[f->n++] = (bc_ins){.op = BC_CONST, .k = 0.5};
+        ins[f->n++] = (bc_ins){.op = BC_SUB};
+        if (f->max_stack < 3) f->max_stack = 3;
+      }
+    }
+  }
+  c->rel_events = 0;
+  return rc;
+}
+
+static int same_code(const bc_code *a, const bc_code *b) {
+  if (a->n != b->n) return 0;
+  for (uint32_t i = 0; i < a->n; i++)
+    if (a->ins[i].op != b->ins[i].op || a->ins[i].arg != b->ins[i].arg || a->ins[i].k != b->ins[i].k)
+      return 0;
+  return 1;
+}
+
+/* A discrete of the compiler's own, first value v: its index, or UINT32_MAX. */
+static uint32_t new_disc(comp *c, double v) {
+  uint32_t d = c->counts[V_DISC], k = d - c->ndisc_decl;
+  if (CDEVS_GROW(cdevs_alloc_default(), c->xdisc0, c->capxdisc, k + 1)) return c->oom = 1, UINT32_MAX;
+  c->xdisc0[k] = v;
+  c->counts[V_DISC]++;
+  return d;
+}
+
+/* A one-action handler: discrete d := k. */
+static int set_disc(comp *c, sys_action **acts, uint32_t *n, uint32_t d, double k) {
+  sys_action *a = realloc(*acts, (*n + 1) * sizeof *a);
+  bc_ins *ins = malloc(sizeof *ins);
+  if (a) *acts = a;
+  if (!a || !ins) return free(ins), c->oom = 1, -1;
+  a[*n] = (sys_action){.reinit = ACT_ASSIGN, .target = d, .value = {.ins = ins, .n = 1, .max_stack = 1}};
+  ins[0] = (bc_ins){.op = BC_CONST, .k = k};
+  (*n)++;
+  return 0;
+}
+
+/* A relation a < b (<=, >, >=) read by an equation or a crossing function is an
+ * event, as in Modelica: a new discrete holds the side of 0 that f = a - b is on
+ * (+1, -1), kept by a crossing of f whose handlers set it, and the relation reads that
+ * discrete. Between crossings the value cannot change, however rarely the code is
+ * evaluated; at a crossing what reads it is evaluated again. The system sets the
+ * discrete's first value from f at the start (cdevs__sys_spec's side_disc). One
+ * discrete and crossing serve every relation with the same f. */
+static int rel_event(comp *c, const node *n) {
+  /* f into its own code: the caller's code under construction is put aside. */
+  bc_ins *code = c->code;
+  uint32_t ncode = c->ncode, capcode = c->capcode;
+  int sp = c->sp, maxsp = c->maxsp;
+  c->code = NULL, c->ncode = c->capcode = 0;
+  node diff = *n;
+  diff.op = T_MINUS;
+  bc_code f = {0};
+  int bad = compile_expr(c, &diff, &f);
+  free(c->code);
+  c->code = code, c->ncode = ncode, c->capcode = capcode, c->sp = sp, c->maxsp = maxsp;
+  if (bad) return free(f.ins), -1;
+  /* Of discretes and parameters only, it can change only at another event, where
+   * it is read anew: a plain comparison. */
+  int moves = 0;
+  for (uint32_t i = 0; i < f.n; i++)
+    moves |= f.ins[i].op == BC_STATE || f.ins[i].op == BC_TIME || f.ins[i].op == BC_ALG;
+  if (!moves) {
+    free(f.ins);
+    c->rel_events = 0;
+    int rc = gen(c, n);
+    c->rel_events = 1;
+    return rc;
+  }
+  uint32_t d = UINT32_MAX;
+  for (uint32_t z = 0; z < c->ncross && d == UINT32_MAX; z++)
+    if (c->cross[z].side_disc && same_code(&c->cross[z].f, &f)) d = c->cross[z].side_disc - 1;
+  if (d == UINT32_MAX) {
+    sys_crossing *z = new_cross(c);
+    if (!z) return free(f.ins), -1;
+    if ((d = new_disc(c, 0.0)) == UINT32_MAX) return -1;
+    z->f = f;
+    z->side_disc = d + 1;
+    z->line = n->line, z->col = n->col;
+    if (set_disc(c, &z->on_rise, &z->n_rise, d, 1.0) || set_disc(c, &z->on_fall, &z->n_fall, d, -1.0)) return -1;
+  } else {
+    free(f.ins);
+  }
+  emit(c, BC_DISC, d, 0, 1);
+  emit(c, BC_CONST, 0, 0.0, 1);
+  emit(c, n->op == T_LT ? BC_LT : n->op == T_LE ? BC_LE : n->op == T_GT ? BC_GT : BC_GE, 0, 0, -1);
+  return 0;
+}
+
+/* when sample(start, interval): a crossing of time - next, whose handler first moves
+ * next on by interval (next is a discrete of the compiler's, starting at start). */
+static int sample_item(comp *c, const node *cond, const node *body) {
+  int ok = 1;
+  if (cond->nkid != 2) {
+    lang_arity_error(c, cond);
+    return -1;
+  }
+  double start = lang_ceval(c, cond->kid[0], &ok), interval = ok ? lang_ceval(c, cond->kid[1], &ok) : 0.0;
+  if (!ok) return -1;
+  if (!isfinite(start) || !(interval > 0.0) || !isfinite(interval)) {
+    lang_error(c->d, cond->line, cond->col, "sample(%g, %g): the start must be finite and the interval > 0",
+               start, interval);
+    return -1;
+  }
+  uint32_t d = new_disc(c, start);
+  sys_crossing *z = d == UINT32_MAX ? NULL : new_cross(c);
+  bc_ins *f = malloc(3 * sizeof *f), *step = malloc(3 * sizeof *step);
+  sys_action *a = malloc(sizeof *a);
+  if (!z || !f || !step || !a) return free(f), free(step), free(a), c->oom = 1, -1;
+  f[0] = (bc_ins){.op = BC_TIME}, f[1] = (bc_ins){.op = BC_DISC, .arg = d}, f[2] = (bc_ins){.op = BC_SUB};
+  step[0] = (bc_ins){.op = BC_DISC, .arg = d}, step[1] = (bc_ins){.op = BC_CONST, .k = interval};
+  step[2] = (bc_ins){.op = BC_ADD};
+  z->f = (bc_code){.ins = f, .n = 3, .max_stack = 3};
+  z->line = cond->line, z->col = cond->col;
+  a[0] = (sys_action){.reinit = ACT_ASSIGN, .target = d, .value = {.ins = step, .n = 3, .max_stack = 3}};
+  z->on_rise = a, z->n_rise = 1;
+  return handler_list(c, body, &z->on_rise, &z->n_rise);
+}
+
+static int when_item(comp *c, const node *n) {
+  uint32_t first = UINT32_MAX; /* the clause's first crossing (an index: new_cross reallocates) */
+  for (int i = 0; i + 1 < n->nkid; i += 2) {
+    const node *cond = n->kid[i];
+    if (cond->kind == X_CALL && !strcmp(cond->name, "sample")) {
+      if (sample_item(c, cond, n->kid[i + 1])) return -1;
+      continue;
+    }
+    bc_code f = {0};
+    int dir;
+    if (condition(c, cond, &f, &dir)) {
+      free(f.ins);
+      return -1;
+    }
+    /* "when y < s … elsewhen y > s": one crossing, one handler per direction. */
+    sys_crossing *z = first != UINT32_MAX ? &c->cross[first] : NULL;
+    if (z && same_code(&z->f, &f) && (dir > 0 ? z->n_rise == 0 : z->n_fall == 0)) {
+      free(f.ins);
+    } else {
+      z = new_cross(c);
+      if (!z) {
+        free(f.ins);
+        return -1;
+      }
+      z->f = f;
+      z->line = cond->line, z->col = cond->col;
+      if (first == UINT32_MAX) first = c->ncross - 1;
+    }
+    if (dir > 0 ? handler_list(c, n->kid[i + 1], &z->on_rise, &z->n_rise)
+                : handler_list(c, n->kid[i + 1], &z->on_fall, &z->n_fall))
+      return -1;
+  }
+  return 0;
+}
+
+
+static int alg_item(comp *c, const node *n) {
+  switch (n->kind) {
+  case Q_FOR: return lang_exec_for(c, n, lang_alg_list, NULL);
+  case Q_WHEN: return when_item(c, n);
+  default:
+    lang_error(c->d, n->line, n->col, "only when clauses are supported in an algorithm section yet");
+    return -1;
+  }
+}
+
+int lang_alg_list(comp *c, const node *list, void *ud) {
+  (void)ud;
+  int rc = 0;
+  for (int i = 0; list && i < list->nkid; i++)
+    if (alg_item(c, list->kid[i])) rc = -1;
+  return rc;
+}

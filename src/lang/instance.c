@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A compiled model's API: its experiment and outputs, the --vars selection, and its
+ * instances in a model tree (cdevs_mo_add) with their statistics.
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdevs/continuous.h"
+#include "compile_impl.h"
+
+void cdevs_mo_experiment_get(const cdevs_mo *mo, cdevs_mo_experiment *e) { *e = mo->exp; }
+void cdevs_mo_set_stop(cdevs_mo *mo, double stop) {
+  if (!mo) return;
+  mo->t_end = stop;
+  mo->t_end_set = 1;
+}
+void cdevs_mo_set_zeno(cdevs_mo *mo, cdevs_mo_zeno z) { mo->zeno = z; }
+void cdevs_mo_set_jacobian(cdevs_mo *mo, cdevs_mo_jacobian j) {
+  if (mo) mo->jacobian = j;
+}
+size_t cdevs_mo_output_count(const cdevs_mo *mo) { return mo->n_out; }
+const char *cdevs_mo_output_name(const cdevs_mo *mo, size_t i) { return i < mo->n_out ? mo->out_names[i] : NULL; }
+size_t cdevs_mo_state_count(const cdevs_mo *mo) {
+  size_t n = mo->spec.n_states;
+  for (uint32_t i = 0; i < mo->ncomps; i++)
+    if (lang_is_integrator(mo->comps[i].b->ops)) n++;
+  return n;
+}
+
+/* One --vars subscript, q[0..len): an index, ':' (all), lo:hi or lo:step:hi. The
+ * range it stands for goes to lo, step, hi; -1 if it is none of these. */
+static int vars_range(const char *q, size_t len, long *lo, long *step, long *hi) {
+  long v[3];
+  int n = 0;
+  size_t i = 0;
+  while (i < len && q[i] == ' ') i++;
+  if (i < len && q[i] == ':') {
+    for (i++; i < len && q[i] == ' ';) i++;
+    if (i != len) return -1;
+    *lo = 1, *step = 1, *hi = LONG_MAX;
+    return 0;
+  }
+  for (;;) {
+    char *end;
+    const char *at = q + i;
+    if (n == 3 || i >= len || !(isdigit((unsigned char)*at) || *at == '-')) return -1;
+    v[n] = strtol(at, &end, 10);
+    if (v[n] < -INT32_MAX || v[n] > INT32_MAX) return -1; /* beyond any index; k - lo cannot overflow */
+    n++;
+    i = (size_t)(end - q);
+    while (i < len && q[i] == ' ') i++;
+    if (i == len) break;
+    if (q[i++] != ':') return -1;
+    while (i < len && q[i] == ' ') i++;
+  }
+  *lo = v[0], *hi = v[n - 1], *step = n == 3 ? v[1] : 1;
+  return *step >= 1 ? 0 : -1;
+}
+
+/* Does flat variable name nm ("x", "x[3]" or "m[2,1]") fall under the --vars entry
+ * p[0..len)? The entry is a name, matching the variable or every element of the
+ * array, or a name with subscripts (see vars_range), one per dimension. -1 if a
+ * subscript is malformed. */
+static int vars_match(const char *nm, const char *p, size_t len) {
+  const char *br = memchr(p, '[', len);
+  size_t base = br ? (size_t)(br - p) : len;
+  if (strncmp(nm, p, base) != 0 || (nm[base] != '\0' && nm[base] != '[')) return 0;
+  if (!br) return 1;
+  if (nm[base] != '[' || p[len - 1] != ']') return p[len - 1] != ']' ? -1 : 0;
+  const char *q = br + 1, *qend = p + len - 1, *ix = nm + base + 1;
+  for (;;) {
+    const char *comma = memchr(q, ',', (size_t)(qend - q));
+    const char *sub_end = comma ? comma : qend;
+    long lo, step, hi;
+    if (vars_range(q, (size_t)(sub_end - q), &lo, &step, &hi)) return -1;
+    char *after;
+    long k = strtol(ix, &after, 10);
+    if (k < lo || k > hi || (k - lo) % step != 0) return 0;
+    if (!comma) return *after == ']';
+    if (*after != ',') return 0;
+    q = comma + 1, ix = after + 1;
+  }
+}
+
+int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
+  mo->n_out = 0;
+  const char *p = list;
+  while (*p) {
+    const char *e = p;
+    int depth = 0;
+    while (*e && (depth || *e != ',')) {
+      if (*e == '[') depth++;
+      if (*e == ']') depth--;
+      e++;
+    }
+    while (p < e && *p == ' ') p++; /* "x, y" as well as "x,y" */
+    size_t len = (size_t)(e - p);
+    while (len > 0 && p[len - 1] == ' ') len--;
+    int found = 0;
+    const char *dot = memchr(p, '.', len);
+    if (dot) { /* comp.port */
+      for (uint32_t i = 0; i < mo->ncomps && !found; i++) {
+        size_t cl = strlen(mo->comps[i].name);
+        if (cl != (size_t)(dot - p) || memcmp(mo->comps[i].name, p, cl)) continue;
+        const cdevs_port_def *ports = mo->comps[i].b->ops->outputs;
+        for (int k = 0; ports && ports[k].name; k++)
+          if (strlen(ports[k].name) == len - cl - 1 && !memcmp(ports[k].name, dot + 1, len - cl - 1)) {
+            char nm[300];
+            snprintf(nm, sizeof nm, "%.*s", (int)len, p);
+            if (lang_add_comp_output(mo, nm, i, k)) return -1;
+            found = 1;
+          }
+      }
+    }
+    /* A variable, or the elements an array name or subscripts with ranges select. */
+    for (uint32_t f = 0, by_port = (uint32_t)found; f < mo->nflat && !by_port; f++) {
+      if (mo->cls[f] == V_UNKNOWN) continue;
+      int m = vars_match(mo->names[f], p, len);
+      if (m < 0) {
+        if (diag) fprintf(diag, "--vars: bad subscript in '%.*s' (an index, ':', lo:hi or lo:step:hi)\n", (int)len, p);
+        return -1;
+      }
+      if (!m) continue;
+      int rc = lang_add_output(mo, f);
+      if (rc) {
+        if (diag && rc > 0) fprintf(diag, "--vars: '%s' is a parameter, not a variable\n", mo->names[f]);
+        if (diag && rc < 0) fprintf(diag, "--vars: out of memory\n");
+        return -1;
+      }
+      found = 1;
+    }
+    if (!found) {
+      if (diag) fprintf(diag, "--vars: unknown variable '%.*s'\n", (int)len, p);
+      return -1;
+    }
+    p = *e ? e + 1 : e;
+  }
+  if (!mo->n_out) {
+    if (diag) fprintf(diag, "--vars: no variables named\n");
+    return -1;
+  }
+  return 0;
+}
+
+cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
+                          double tol, double abstol) {
+  cdevs__sys_spec *sp = &mo->spec;
+  /* The tolerances go in the argument, which the kernel copies: each instance keeps
+   * its own. */
+  mo->arg.dqrel = tol, mo->arg.dqmin = abstol;
+  /* The equation system's ports are the outputs that are its variables. */
+  free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
+  mo->sys_out_kind = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_kind);
+  mo->sys_out_index = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_index);
+  mo->sys_out_names = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_names);
+  if (!mo->sys_out_kind || !mo->sys_out_index || !mo->sys_out_names) {
+    cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  uint32_t ns = 0;
+  for (uint32_t o = 0; o < mo->n_out; o++)
+    if (mo->out_kind[o] < 3) {
+      mo->sys_out_kind[ns] = mo->out_kind[o];
+      mo->sys_out_index[ns] = mo->out_index[o];
+      mo->sys_out_names[ns] = mo->out_names[o];
+      mo->out_port[o] = ns++;
+    }
+  sp->n_out = ns;
+  sp->out_kind = mo->sys_out_kind;
+  sp->out_index = mo->sys_out_index;
+  sp->out_names = mo->sys_out_names;
+  mo->arg.spec = sp;
+  mo->arg.method = method;
+  mo->arg.t_end = mo->t_end_set ? mo->t_end : mo->exp.stop;
+  mo->arg.secant_a = mo->jacobian == CDEVS_JAC_SECANT;
+  mo->arg.zeno_continue = mo->zeno == CDEVS_ZENO_CONTINUE;
+  int has_eqs = sp->n_states || sp->n_discs || sp->n_cross;
+  cdevs_model *holder = parent, *result;
+  mo->system = NULL;
+  if (mo->ncomps) {
+    holder = result = cdevs_coupled_add(parent, name);
+    if (has_eqs) mo->system = cdevs_atomic_add(holder, "equations", &cdevs__system_ops, &mo->arg);
+  } else {
+    result = mo->system = cdevs_atomic_add(holder, name, &cdevs__system_ops, &mo->arg);
+  }
+  for (uint32_t o = 0; mo->system && o < ns; o++)
+    cdevs_port_add(mo->system, CDEVS_OUT, mo->sys_out_names[o], CDEVS_TAYLOR);
+  for (uint32_t i = 0; i < mo->ncomps; i++) {
+    mo_comp *k = &mo->comps[i];
+    /* Integrators take the run's method and quanta unless the model set them. */
+    if (lang_is_integrator(k->b->ops)) {
+      cdevs_integrator_params *ip = (cdevs_integrator_params *)(void *)k->arg;
+      if (!(k->set & 1u)) ip->method = method;
+      if (!(k->set & 4u)) ip->dqrel = tol;
+      if (!(k->set & 8u)) ip->dqmin = abstol;
+    }
+    k->model = cdevs_atomic_add(holder, k->name, k->b->ops, k->b->arg_size ? k->arg : NULL);
+  }
+  for (uint32_t i = 0; i < mo->nconns; i++) {
+    const mo_conn *cn = &mo->conns[i];
+    cdevs_connect_i(holder, mo->comps[cn->from].model, cn->fport, mo->comps[cn->to].model, cn->tport);
+  }
+  return result;
+}
+
+int cdevs_mo_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **atomic, int *port) {
+  if (i >= mo->n_out) return -1;
+  if (mo->out_kind[i] == 3) {
+    *atomic = mo->comps[mo->out_index[i]].model;
+    *port = (int)mo->out_port[i];
+  } else {
+    *atomic = mo->system;
+    *port = (int)mo->out_port[i];
+  }
+  return *atomic ? 0 : -1;
+}
+
+void cdevs_mo_stats_sim(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st) {
+  memset(st, 0, sizeof *st);
+  if (mo->system) cdevs_mo_stats_get(cdevs_sim_state(sim, mo->system), st);
+  for (uint32_t i = 0; i < mo->ncomps; i++) {
+    const cdevs_atomic_ops *ops = mo->comps[i].b->ops;
+    if (lang_is_integrator(ops) && mo->comps[i].model)
+      st->steps += cdevs_integrator_steps(cdevs_sim_state(sim, mo->comps[i].model));
+  }
+}
+
+void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st) {
+  cdevs__sys_stats s;
+  cdevs__system_stats(state, &s);
+  st->steps = s.steps;
+  st->crossings = s.crossings;
+  st->refreshes = s.refreshes;
+  st->reinits = s.reinits;
+  st->zeno = s.zeno;
+  st->zeno_t = s.zeno_t;
+}
