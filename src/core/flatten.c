@@ -300,9 +300,8 @@ static cdevs_status collect_csr(flat *f, uint32_t nports, uint32_t *start, dest 
   return CDEVS_OK;
 }
 
-static void visit_out(flat *f, uint32_t g) {
-  cdevs_sim *s = f->s;
-  /* the atomic owning global port g: out_base is non-decreasing */
+/* The atomic owning global output port g (out_base is non-decreasing). */
+static uint32_t owner_of(const cdevs_sim *s, uint32_t g) {
   uint32_t lo = 0, hi = s->n;
   while (hi - lo > 1) {
     uint32_t mid = lo + (hi - lo) / 2;
@@ -311,6 +310,12 @@ static void visit_out(flat *f, uint32_t g) {
     else
       hi = mid;
   }
+  return lo;
+}
+
+static void visit_out(flat *f, uint32_t g) {
+  cdevs_sim *s = f->s;
+  uint32_t lo = owner_of(s, g);
   const cdevs_model *m = s->model[lo];
   int32_t p = (int32_t)(g - s->out_base[lo]);
   s->out_kind[g] = (uint8_t)m->ports[CDEVS_OUT][p].kind;
@@ -337,14 +342,7 @@ static void driver_name(const cdevs_sim *s, uint32_t g, char *buf, size_t size) 
                            s->root->ports[CDEVS_IN][g - nout].name);
     return;
   }
-  uint32_t lo = 0, hi = s->n; /* the atomic owning g */
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (s->out_base[mid] <= g)
-      lo = mid;
-    else
-      hi = mid;
-  }
+  uint32_t lo = owner_of(s, g);
   size_t n = cdevs_model_path(s->model[lo], buf, size);
   if (n < size) snprintf(buf + n, size - n, ".%s", s->model[lo]->ports[CDEVS_OUT][g - s->out_base[lo]].name);
 }
