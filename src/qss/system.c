@@ -459,25 +459,31 @@ static void exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   s->v[j].a = d[1] < 0.0 ? d[1] : 0.0;
 }
 
+/* eval_der's failure, reported (out of line: no message buffer on the hot path). */
+static __attribute__((noinline, cold)) int der_failed(cdevs_ctx *cx, const sys_state *s, uint32_t j, double t,
+                                                       const double *d, int domain) {
+  const cdevs__sys_spec *sp = s->sp;
+  char what[300], buf[300];
+  if (domain) {
+    sys_fail(cx, t, "der(%s)%s: argument outside the domain of a function",
+             sp->state_names ? sp->state_names[j] : "?", where(sp, sp->der_line, j, buf, sizeof buf));
+    return -1;
+  }
+  snprintf(what, sizeof what, "der(%s)", sp->state_names ? sp->state_names[j] : "?");
+  return not_finite(cx, s, t, what, sp->der_line, j, d, s->dord[j]);
+}
+
 /* Derivative j's series around t into d (d[3]: its partial for a fused LIQSS a). */
 static inline __attribute__((always_inline)) int eval_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t,
                                                           double *d) {
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->da, j), t, UINT32_MAX)) return -1;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, j};
-  if ((s->self_dep[j] == SELF_FUSED ? cdevs__bc_eval_dual : cdevs__bc_eval)(&sp->der[j], &env, s->dord[j], d,
-                                                                            s->stack)) {
-    char buf[300];
-    sys_fail(cx, t, "der(%s)%s: argument outside the domain of a function",
-             sp->state_names ? sp->state_names[j] : "?", where(sp, sp->der_line, j, buf, sizeof buf));
-    return -1;
-  }
-  /* The value and the top coefficient used: an overflow or a NaN reaches them. */
-  if (__builtin_expect(!isfinite(d[0] + d[s->m->order - 1]), 0)) {
-    char what[300];
-    snprintf(what, sizeof what, "der(%s)", sp->state_names ? sp->state_names[j] : "?");
-    return not_finite(cx, s, t, what, sp->der_line, j, d, s->dord[j]);
-  }
+  int bad = (s->self_dep[j] == SELF_FUSED ? cdevs__bc_eval_dual : cdevs__bc_eval)(&sp->der[j], &env, s->dord[j],
+                                                                                  d, s->stack);
+  /* The value (one that is finite while a coefficient is not makes x's polynomial
+   * infinite: state_event finds q so at the next requantization). */
+  if (__builtin_expect(bad || !isfinite(d[0]), 0)) return der_failed(cx, s, j, t, d, bad);
   return 0;
 }
 
@@ -501,6 +507,18 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   return 0;
 }
 
+/* eval_cross's failure, reported (out of line). */
+static __attribute__((noinline, cold)) int cross_failed(cdevs_ctx *cx, const sys_state *s, uint32_t z, double t,
+                                                         const double *f, int domain) {
+  char what[340];
+  cross_name(s->sp, z, what, sizeof what);
+  if (domain) {
+    sys_fail(cx, t, "%s: argument outside the domain of a function", what);
+    return -1;
+  }
+  return not_finite(cx, s, t, what, NULL, 0, f, s->zord[z]);
+}
+
 /* The crossing function around t, order m. */
 static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double *f) {
   const cdevs__sys_spec *sp = s->sp;
@@ -508,13 +526,7 @@ static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, UINT32_MAX};
   int bad = cdevs__bc_eval(&sp->cross[z].f, &env, s->zord[z], f, s->stack);
   if (__builtin_expect(!bad && finite_series(f, s->zord[z]), 1)) return 0;
-  char what[340];
-  cross_name(sp, z, what, sizeof what);
-  if (bad) {
-    sys_fail(cx, t, "%s: argument outside the domain of a function", what);
-    return -1;
-  }
-  return not_finite(cx, s, t, what, NULL, 0, f, s->zord[z]);
+  return cross_failed(cx, s, z, t, f, bad);
 }
 
 /* Crossing z's function at t on the states' x rather than q (its value): where the
@@ -1007,6 +1019,13 @@ static __attribute__((noinline, cold)) int stalled(cdevs_ctx *cx, sys_state *s, 
   return -1;
 }
 
+/* A state that is not finite (a finite derivative for so long that x overflowed). */
+static __attribute__((noinline, cold)) int state_failed(cdevs_ctx *cx, const sys_state *s, uint32_t item, double t) {
+  char what[300];
+  snprintf(what, sizeof what, "state '%s'", s->sp->state_names ? s->sp->state_names[item] : "?");
+  return not_finite(cx, s, t, what, s->sp->der_line, item, s->v[item].q, 0);
+}
+
 static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
   if (t == s->stall_t) {
     if (++s->stall_n > 10000 + 100 * (uint64_t)s->sp->n_states) return stalled(cx, s, item, t);
@@ -1035,11 +1054,7 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
       tfix(s, item, s->v[item].tn);
     }
   }
-  if (!isfinite(s->v[item].q[0])) { /* a finite derivative for so long that x overflowed */
-    char what[300];
-    snprintf(what, sizeof what, "state '%s'", s->sp->state_names ? s->sp->state_names[item] : "?");
-    return not_finite(cx, s, t, what, s->sp->der_line, item, s->v[item].q, 0);
-  }
+  if (__builtin_expect(!isfinite(s->v[item].q[0]), 0)) return state_failed(cx, s, item, t);
   algs_stale(s);
   s->steps++;
   s->requant = !reset;
