@@ -184,21 +184,32 @@ static inline double next_time(const sys_state *s) { return s->nitems ? kval(s->
 
 /* ---- Incidence ------------------------------------------------------------------------- */
 
+/* Scratch arrays of sys_init, through the model's allocator like everything else
+ * (a failure is CDEVS_ENOMEM, and an allocator that counts sees them). */
+static void *tmp_new(const sys_state *s, size_t bytes) { return s->alloc->realloc(s->alloc->ud, NULL, 0, bytes ? bytes : 1); }
+static void tmp_free(const sys_state *s, void *p, size_t bytes) {
+  if (p) s->alloc->realloc(s->alloc->ud, p, bytes ? bytes : 1, 0);
+}
+
 /* grow-on-demand list of (variable, code) pairs */
 typedef struct pairs {
   uint32_t (*p)[2];
   size_t n, cap;
 } pairs;
 
-static int pairs_push(pairs *ps, uint32_t v, uint32_t c) {
+static int pairs_push(const sys_state *s, pairs *ps, uint32_t v, uint32_t c) {
   if (ps->n == ps->cap) {
     size_t cap = ps->cap ? 2 * ps->cap : 64;
-    void *np = realloc(ps->p, cap * sizeof *ps->p);
+    void *np = s->alloc->realloc(s->alloc->ud, ps->p, ps->cap * sizeof *ps->p, cap * sizeof *ps->p);
     if (!np) return -1;
     ps->p = np, ps->cap = cap;
   }
   ps->p[ps->n][0] = v, ps->p[ps->n][1] = c, ps->n++;
   return 0;
+}
+
+static void pairs_free(const sys_state *s, pairs *ps) {
+  if (ps->p) s->alloc->realloc(s->alloc->ud, ps->p, ps->cap * sizeof *ps->p, 0);
 }
 
 /* The pairs (var, code) as CSR by var: for each variable, the codes. */
@@ -214,30 +225,30 @@ static int pairs_to_csr(sys_state *s, csr *out, uint32_t nvars, const pairs *ps)
   memset(out->start, 0, (nvars + 1) * sizeof(uint32_t));
   for (size_t i = 0; i < ps->n; i++) out->start[ps->p[i][0] + 1]++;
   for (uint32_t v = 0; v < nvars; v++) out->start[v + 1] += out->start[v];
-  uint32_t *fill = malloc((nvars ? nvars : 1) * sizeof *fill);
+  uint32_t *fill = tmp_new(s, nvars * sizeof *fill);
   if (!fill) return -1;
   memcpy(fill, out->start, nvars * sizeof(uint32_t));
   for (size_t i = 0; i < ps->n; i++) out->to[fill[ps->p[i][0]]++] = ps->p[i][1];
-  free(fill);
+  tmp_free(s, fill, nvars * sizeof *fill);
   return 0;
 }
 
 /* For each code, the algebraics it reads directly (deduplicated), as CSR by code. */
 static int direct_algs(sys_state *s, csr *out, const bc_code *const *codes, uint32_t n) {
   uint32_t na = s->sp->n_algs;
-  uint32_t *mark = malloc((na ? na : 1) * sizeof *mark);
+  uint32_t *mark = tmp_new(s, na * sizeof *mark);
   pairs ps = {0};
   int rc = mark ? 0 : -1;
-  for (uint32_t a = 0; a < na; a++) mark[a] = UINT32_MAX;
+  for (uint32_t a = 0; !rc && a < na; a++) mark[a] = UINT32_MAX;
   for (uint32_t c = 0; !rc && c < n; c++)
     for (uint32_t i = 0; !rc && i < codes[c]->n; i++) {
       const bc_ins *in = &codes[c]->ins[i];
       if (in->op != BC_ALG || mark[in->arg] == c) continue;
       mark[in->arg] = c;
-      rc = pairs_push(&ps, c, in->arg);
+      rc = pairs_push(s, &ps, c, in->arg);
     }
   if (!rc) rc = pairs_to_csr(s, out, n, &ps);
-  free(mark), free(ps.p);
+  tmp_free(s, mark, na * sizeof *mark), pairs_free(s, &ps);
   return rc;
 }
 
@@ -248,9 +259,9 @@ static int build_csr(sys_state *s, csr *out, uint32_t nvars, const bc_code *cons
                      int op, const csr *algs) {
   const cdevs__sys_spec *sp = s->sp;
   uint32_t na = sp->n_algs;
-  uint32_t *mark = malloc((nvars ? nvars : 1) * sizeof *mark);
-  uint32_t *amark = malloc((na ? na : 1) * sizeof *amark);
-  uint32_t *todo = malloc((na ? na : 1) * sizeof *todo);
+  uint32_t *mark = tmp_new(s, nvars * sizeof *mark);
+  uint32_t *amark = tmp_new(s, na * sizeof *amark);
+  uint32_t *todo = tmp_new(s, na * sizeof *todo);
   pairs ps = {0};
   int rc = mark && amark && todo ? 0 : -1;
   for (uint32_t v = 0; !rc && v < nvars; v++) mark[v] = UINT32_MAX;
@@ -265,7 +276,7 @@ static int build_csr(sys_state *s, csr *out, uint32_t nvars, const bc_code *cons
         int is = op == BC_STATE ? BC_READS_STATE(code->ins[i].op) : code->ins[i].op == op;
         if (!is || mark[v] == c) continue;
         mark[v] = c;
-        rc = pairs_push(&ps, v, c);
+        rc = pairs_push(s, &ps, v, c);
       }
       if (rc || !top) break;
       uint32_t a = todo[--top];
@@ -275,7 +286,8 @@ static int build_csr(sys_state *s, csr *out, uint32_t nvars, const bc_code *cons
     }
   }
   if (!rc) rc = pairs_to_csr(s, out, nvars, &ps);
-  free(mark), free(amark), free(todo), free(ps.p);
+  tmp_free(s, mark, nvars * sizeof *mark), tmp_free(s, amark, na * sizeof *amark);
+  tmp_free(s, todo, na * sizeof *todo), pairs_free(s, &ps);
   return rc;
 }
 
@@ -820,7 +832,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   /* The codes of the derivatives, crossing functions and algebraics, by pointer. */
   uint32_t nmax = ns > nz ? ns : nz;
   if (sp->n_algs > nmax) nmax = sp->n_algs;
-  const bc_code **codes = malloc((nmax ? nmax : 1) * sizeof *codes);
+  const bc_code **codes = tmp_new(s, nmax * sizeof *codes);
   if (!codes) return CDEVS_ENOMEM;
   int bad = 0;
   for (uint32_t i = 0; i < sp->n_algs; i++) codes[i] = &sp->alg[i];
@@ -833,13 +845,13 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bad = bad || direct_algs(s, &s->za, codes, nz) ||
         build_csr(s, &s->sz, ns, codes, nz, BC_STATE, &s->za) ||
         build_csr(s, &s->dz, sp->n_discs, codes, nz, BC_DISC, &s->za);
-  free(codes);
+  tmp_free(s, codes, nmax * sizeof *codes);
   if (bad) return CDEVS_ENOMEM;
   for (uint32_t i = 0; i < ns; i++)
     for (uint32_t k = s->sd.start[i]; k < s->sd.start[i + 1]; k++)
       if (s->sd.to[k] == i) s->self_dep[i] = SELF_DEP;
   /* Evaluation orders, and the degrees in time alone (states held constant). */
-  int *dst = malloc(depth * sizeof *dst), m = s->m->order;
+  int *dst = tmp_new(s, depth * sizeof *dst), m = s->m->order;
   if (!dst) return CDEVS_ENOMEM;
   alg_degrees(s, m - 1, s->aord, dst);
   alg_degrees(s, 0, s->atdeg, dst);
@@ -849,16 +861,16 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   }
   for (uint32_t z = 0; z < nz; z++) s->zord[z] = (uint8_t)cdevs__bc_degree(&sp->cross[z].f, m - 1, m, s->aord, dst);
   /* Crossings of time beyond degree m (an algebraic at the cap may be too). */
-  uint8_t *adeg = malloc(sp->n_algs ? sp->n_algs : 1);
-  if (!adeg) return free(dst), CDEVS_ENOMEM;
+  uint8_t *adeg = tmp_new(s, sp->n_algs);
+  if (!adeg) return tmp_free(s, dst, depth * sizeof *dst), CDEVS_ENOMEM;
   for (uint32_t g = 0; g < sp->n_algs; g++) adeg[g] = (uint8_t)(s->atdeg[g] + (s->atdeg[g] == m));
   for (uint32_t z = 0; z < nz; z++) {
     s->ztime[z] = cdevs__bc_degree(&sp->cross[z].f, 0, m + 1, adeg, dst) > m;
     s->zhist[z][0] = 0.0, s->zhist[z][1] = NAN;
     s->zlast[z][0] = NAN, s->zlast[z][1] = INFINITY;
   }
-  free(adeg);
-  free(dst);
+  tmp_free(s, adeg, sp->n_algs);
+  tmp_free(s, dst, depth * sizeof *dst);
   /* LIQSS with the exact a: where the derivative's evaluation can carry the partial
    * (with the refresh coefficient, at most order 2), it does, and no requantization
    * needs an evaluation of its own. */
@@ -914,11 +926,11 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   int bad_out = 0;
   for (uint32_t o = 0; o < sp->n_out; o++) {
     if (sp->out_kind[o] == 1) s->alg_out[s->n_alg_out++] = o;
-    else bad_out |= pairs_push(&ps[sp->out_kind[o] == 2], sp->out_index[o], o);
+    else bad_out |= pairs_push(s, &ps[sp->out_kind[o] == 2], sp->out_index[o], o);
     mark_output(s, o); /* every output is sent at the start */
   }
   bad_out = bad_out || pairs_to_csr(s, &s->so, ns, &ps[0]) || pairs_to_csr(s, &s->dso, sp->n_discs, &ps[1]);
-  free(ps[0].p), free(ps[1].p);
+  pairs_free(s, &ps[0]), pairs_free(s, &ps[1]);
   if (bad_out) return CDEVS_ENOMEM;
   /* A crossing is quiet when its handlers neither reinit a state that is an output
    * nor assign a discrete that is one (with no algebraic outputs, nothing else
