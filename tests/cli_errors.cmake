@@ -173,3 +173,12 @@ file(GLOB parts ${WORK}/*.part)
 if(parts)
   message(FATAL_ERROR "temporary files left: ${parts}")
 endif()
+
+# So does `cdevs example flyback --out`.
+file(REMOVE ${WORK}/fb_target.csv ${WORK}/fb_link.csv)
+file(CREATE_LINK ${WORK}/fb_target.csv ${WORK}/fb_link.csv SYMBOLIC)
+execute_process(COMMAND ${CDEVS} example flyback --stop 1e-4 --out ${WORK}/fb_link.csv
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT rc EQUAL 0 OR NOT IS_SYMLINK ${WORK}/fb_link.csv OR NOT EXISTS ${WORK}/fb_target.csv)
+  message(FATAL_ERROR "example flyback --out through a link: exit ${rc}, the link or its target is gone")
+endif()

@@ -14,6 +14,7 @@
 #ifndef CDEVS_CONTINUOUS_H
 #define CDEVS_CONTINUOUS_H
 
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -243,7 +244,11 @@ extern const cdevs_atomic_ops cdevs_recorder_ops;
 size_t cdevs_recorder_rows(const void *state);
 /* Row i: its time, and the n values into v. */
 double cdevs_recorder_row(const void *state, size_t i, double *v);
-/* Writes "time,<names…>" and the rows; names may be NULL (u0, u1, …). */
+/* Writes "time,<names…>" and the rows to f; names may be NULL (u0, u1, …). */
+cdevs_status cdevs_recorder_write(const void *state, FILE *f, const char *const *names);
+/* The same into path, through path.part renamed at the end (cdevs_results_file_open
+ * in results.h gives a unique temporary name and follows links: the command uses it
+ * with cdevs_recorder_write). */
 cdevs_status cdevs_recorder_write_csv(const void *state, const char *path,
                                       const char *const *names);
 

@@ -109,12 +109,8 @@ double cdevs_recorder_row(const void *state, size_t i, double *v) {
   return row[0];
 }
 
-cdevs_status cdevs_recorder_write_csv(const void *state, const char *path, const char *const *names) {
+cdevs_status cdevs_recorder_write(const void *state, FILE *f, const char *const *names) {
   const rec_state *s = state;
-  char part[4096];
-  if (snprintf(part, sizeof part, "%s.part", path) >= (int)sizeof part) return CDEVS_EINVAL;
-  FILE *f = fopen(part, "w");
-  if (!f) return CDEVS_EIO;
   fputs("time", f);
   for (int i = 0; i < s->n; i++) {
     if (names && names[i])
@@ -129,7 +125,15 @@ cdevs_status cdevs_recorder_write_csv(const void *state, const char *path, const
     for (size_t k = 0; k < w; k++) fprintf(f, k ? ",%.17g" : "%.17g", row[k]);
     fputc('\n', f);
   }
-  int bad = ferror(f);
+  return ferror(f) ? CDEVS_EIO : CDEVS_OK;
+}
+
+cdevs_status cdevs_recorder_write_csv(const void *state, const char *path, const char *const *names) {
+  char part[4096];
+  if (snprintf(part, sizeof part, "%s.part", path) >= (int)sizeof part) return CDEVS_EINVAL;
+  FILE *f = fopen(part, "w");
+  if (!f) return CDEVS_EIO;
+  int bad = cdevs_recorder_write(state, f, names) != CDEVS_OK;
   bad |= fclose(f) != 0;
   if (bad || rename(part, path) != 0) {
     remove(part);

@@ -209,9 +209,19 @@ static int example_flyback(int argc, char **argv) {
     rc = CLI_FAIL;
   }
   const char *names[2] = {"iL", "vC"};
-  if (out && cdevs_recorder_write_csv(cdevs_sim_state(sim, rec), out, names)) {
-    fprintf(stderr, "cdevs example: writing %s failed: %s\n", out, strerror(errno));
-    rc = CLI_FAIL;
+  /* Through a unique temporary name, links followed, as cdevs run writes. */
+  cdevs_results_file *rf = NULL;
+  if (out) {
+    cdevs_status ws = cdevs_results_file_open(out, &rf);
+    if (!ws) {
+      ws = cdevs_recorder_write(cdevs_sim_state(sim, rec), cdevs_results_file_stream(rf), names);
+      cdevs_status cs = cdevs_results_file_close(rf, ws == CDEVS_OK);
+      if (!ws) ws = cs;
+    }
+    if (ws) {
+      fprintf(stderr, "cdevs example: writing %s failed: %s\n", out, strerror(errno));
+      rc = CLI_FAIL;
+    }
   }
   const cdevs_model *iL = cdevs_model_child(root, "iL"), *vC = cdevs_model_child(root, "vC");
   double t_end = cdevs_sim_time(sim);
