@@ -994,6 +994,9 @@ static void test_sample_and_boolean_when(void) {
   CHECK_NEAR(t2, log(4.0), 1e-8);
   CHECK_NEAR(m2, 1.0, 0.0);
   run_close(&r);
+  EXPECT_ERROR("model m\n  Real x(start = 1);\n  discrete Real n;\nequation\n  der(x) = -x;\nalgorithm\n"
+               "  when x < 0.5 or sample(0, 1) then\n    n := 1;\n  end when;\nend m;\n",
+               "7:19: error: sample() can only be the whole condition of a when clause");
 }
 
 /* A run that must stop with an error: its message contains needle, and the time it

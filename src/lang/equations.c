@@ -116,6 +116,10 @@ static int gen_call(comp *c, const node *n) {
     emit(c, lang_fn_ops[op].op, 0, 0, 1 - arity);
     return 0;
   }
+  if (!strcmp(f, "sample")) {
+    lang_error(c->d, n->line, n->col, "sample() can only be the whole condition of a when clause (for now)");
+    return -1;
+  }
   lang_error(c->d, n->line, n->col, "%s() cannot be used in an equation", n->name);
   return -1;
 bad_arity:
