@@ -969,6 +969,16 @@ static void test_if_events(void) {
         }
         run_close(&r);
       }
+  /* One relation read by several equations is one crossing: x and y switch together
+   * at t = 1 (x(3) = y(3) = -1), one event. */
+  run r;
+  if (!run_text_until(&r, "model m\n  Real x, y;\nequation\n  der(x) = if time < 1 then 1 else -1;\n"
+                          "  der(y) = if time < 1 then 1 else -1;\nend m;\n", CDEVS_QSS3, 1e-6, 1e-9, 3.0)) {
+    CHECK_NEAR(x_at(&r, 0, 3.0), -1.0, 1e-9);
+    CHECK_NEAR(x_at(&r, 1, 3.0), -1.0, 1e-9);
+    CHECK_EQ_INT((int)run_stats(&r).crossings, 1);
+    run_close(&r);
+  }
 }
 
 /* when sample(start, interval): at start + k·interval. Boolean when conditions: when

@@ -1090,7 +1090,7 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
     mo->spec.n_cross = c.ncross;
   }
   free(c.syms), free(c.cls), free(c.cidx), free(c.cval), free(c.code), free(c.der_set), free(c.alg_set);
-  free(c.alg_line), free(c.alg_col), free(c.der_line), free(c.xdisc0);
+  free(c.alg_line), free(c.alg_col), free(c.der_line), free(c.xdisc0), free(c.relh);
   arena_free(a);
   free(buf);
   if (errors != 0) {

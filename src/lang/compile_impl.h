@@ -55,6 +55,7 @@ typedef struct comp {
   uint32_t ndisc_decl;
   double *xdisc0;
   uint32_t capxdisc;
+  uint32_t *relh, relcap, nrel; /* relations' crossings by hash (equations.c) */
   sys_crossing *cross;
   uint32_t ncross, capcross;
   int in_initial;

@@ -454,6 +454,18 @@ static int same_code(const bc_code *a, const bc_code *b) {
   return 1;
 }
 
+/* FNV-1a over a code's instructions (op, operand, constant). */
+static uint32_t code_hash(const bc_code *b) {
+  uint64_t h = 1469598103934665603u;
+  for (uint32_t i = 0; i < b->n; i++) {
+    uint64_t k;
+    memcpy(&k, &b->ins[i].k, sizeof k);
+    uint64_t w[3] = {b->ins[i].op, b->ins[i].arg, k};
+    for (int j = 0; j < 3; j++) h = (h ^ w[j]) * 1099511628211u;
+  }
+  return (uint32_t)(h ^ (h >> 32));
+}
+
 /* A discrete of the compiler's own, first value v: its index, or UINT32_MAX. */
 static uint32_t new_disc(comp *c, double v) {
   uint32_t d = c->counts[V_DISC], k = d - c->ndisc_decl;
@@ -507,12 +519,30 @@ static int rel_event(comp *c, const node *n) {
     c->rel_events = 1;
     return rc;
   }
-  uint32_t d = UINT32_MAX;
-  for (uint32_t z = 0; z < c->ncross && d == UINT32_MAX; z++)
-    if (c->cross[z].side_disc && same_code(&c->cross[z].f, &f)) d = c->cross[z].side_disc - 1;
+  /* The relations' crossings by their codes' hash (open addressing, slots hold
+   * crossing + 1): a model with 10^5 of them is not quadratic to compile. */
+  if (2 * (c->nrel + 1) > c->relcap) {
+    uint32_t cap = c->relcap ? 2 * c->relcap : 64, *t = calloc(cap, sizeof *t);
+    if (!t) return free(f.ins), c->oom = 1, -1;
+    for (uint32_t i = 0; i < c->relcap; i++)
+      if (c->relh[i]) {
+        uint32_t h = code_hash(&c->cross[c->relh[i] - 1].f) & (cap - 1);
+        while (t[h]) h = (h + 1) & (cap - 1);
+        t[h] = c->relh[i];
+      }
+    free(c->relh);
+    c->relh = t, c->relcap = cap;
+  }
+  uint32_t d = UINT32_MAX, slot = code_hash(&f) & (c->relcap - 1);
+  for (; c->relh[slot]; slot = (slot + 1) & (c->relcap - 1))
+    if (same_code(&c->cross[c->relh[slot] - 1].f, &f)) {
+      d = c->cross[c->relh[slot] - 1].side_disc - 1;
+      break;
+    }
   if (d == UINT32_MAX) {
     sys_crossing *z = new_cross(c);
     if (!z) return free(f.ins), -1;
+    c->relh[slot] = c->ncross, c->nrel++;
     if ((d = new_disc(c, 0.0)) == UINT32_MAX) return -1;
     z->f = f;
     z->side_disc = d + 1;
