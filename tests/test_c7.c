@@ -15,7 +15,10 @@
  * x; its root is found on q's polynomial between requantizations, and planned again
  * whenever phi is requantized or the handler changes a discrete it reads (len: the
  * function phi - phip does not read len, but der(phi) does). So a crossing time is
- * where q_phi, which stays within ΔQ_phi of x_phi, meets phip.
+ * where q_phi, which stays within ΔQ_phi of x_phi, meets phip. A requantization that
+ * moves q past phip is a crossing only if x is past it too (plan_cross): before that
+ * check, QSS3 and LIQSS2/3 found 10-16 crossings here, in pairs right after each
+ * lengthening.
  *
  * QSS1 and LIQSS1 take about 2·10^6 steps at 1e-4 and 100 times more per factor of
  * 100 in the tolerance (a first-order method: steps ~ 1/ΔQ), i.e. one to two minutes at
