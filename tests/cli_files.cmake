@@ -163,5 +163,5 @@ test -f "$evil.svg" && test -f "results/$evil.csv" || exit 98
     message(FATAL_ERROR "--plot without --out: exit ${rc}\n${err}")
   endif()
 else()
-  message(STATUS "gnuplot not installed: the --plot cases are not run")
+  message(FATAL_ERROR "the --plot cases need gnuplot (tools/deps.sh installs gnuplot-nox)")
 endif()

@@ -20,6 +20,14 @@ foreach(f ${P}/bin/cdevs ${P}/share/man/man1/cdevs.1 ${P}/include/cdevs/cdevs.h 
 endforeach()
 
 # The man page is well-formed roff and documents the exit statuses.
+# The tools the checks below use: tools/deps.sh installs them, so a missing one is an
+# error, not a check quietly skipped.
+foreach(tool groff readelf nm pkg-config cc)
+  find_program(found_${tool} ${tool})
+  if(NOT found_${tool})
+    message(FATAL_ERROR "the install test needs ${tool} (tools/deps.sh installs it)")
+  endif()
+endforeach()
 find_program(GROFF groff)
 if(GROFF)
   execute_process(COMMAND ${GROFF} -man -ww -z ${P}/share/man/man1/cdevs.1 RESULT_VARIABLE rc ERROR_VARIABLE err)

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Installs the Debian packages cdevs needs: `tools/deps.sh build` (compile and test),
-# `tools/deps.sh run` (also gnuplot, for plots) or `tools/deps.sh fuzz` (also clang, for
-# the fuzz targets). Does nothing when all are present.
+# Installs the Debian packages cdevs needs: `tools/deps.sh build` or `run` (compile,
+# test, plot) or `tools/deps.sh fuzz` (also clang, for the fuzz targets). Does nothing
+# when all are present.
 set -euo pipefail
 
 # libsundials-dev: CVODE, the reference solver of the QSS tests and benchmarks;
-# python3-scipy: an independent reader of the MAT v4 result files, in the tests.
-want=(cmake make gcc libc6-dev time libsundials-dev python3-scipy)
-[ "${1:-build}" = run ] && want+=(gnuplot-nox)
+# python3-scipy: an independent reader of the MAT v4 result files, in the tests;
+# gnuplot-nox: plots (run), and in the tests the --plot cases (no file name may reach
+# gnuplot as script text); pkgconf and groff-base: the install test builds a program
+# through pkg-config and checks the man page.
+want=(cmake make gcc libc6-dev time libsundials-dev python3-scipy gnuplot-nox pkgconf groff-base)
 # The fuzz targets: clang with its libFuzzer and sanitizer runtimes.
 [ "${1:-build}" = fuzz ] && want+=(clang libclang-rt-14-dev)
 
