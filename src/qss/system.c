@@ -53,7 +53,6 @@ typedef struct sys_state {
   double *zhyst;      /* hysteresis: leaving side s means reaching -s·h, not 0 */
   double *zlag;       /* how far x was short of the level when the crossing last fired */
   uint8_t *zself;     /* its handlers change what its function reads (an ideal diode) */
-  int requant;        /* a requantization (not a reset) is being taken: see plan_cross */
   tnode *tree;     /* 2·nitems - 1 nodes over the items: see tfix */
   uint32_t nitems; /* states, then crossings, then algebraic outputs (their refreshes) */
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
@@ -313,11 +312,54 @@ static void sys_fail(cdevs_ctx *cx, double t, const char *fmt, ...) {
   cdevs_ctx_fail(cx, "%s", msg);
 }
 
-/* " (file:line)" for line > 0 in the model's file, else "". */
-static const char *where(const cdevs__sys_spec *sp, const int *lines, uint32_t i, char *buf, size_t n) {
-  if (!sp->file || !lines || lines[i] <= 0) return "";
-  snprintf(buf, n, " (%s:%d)", sp->file, lines[i]);
-  return buf;
+/* What failed: a derivative, an algebraic, a crossing function or a state (by
+ * index), or a value a handler computed. */
+typedef enum fail_kind { FAIL_DER, FAIL_ALG, FAIL_CROSS, FAIL_STATE, FAIL_HANDLER } fail_kind;
+
+/* Its name and place: "der(x) (m.mo:4)", "algebraic variable 'y' (m.mo:5)", "the
+ * condition at m.mo:9:10", "state 'x' (m.mo:4)", "a value in a when clause". */
+static void fail_name(const cdevs__sys_spec *sp, fail_kind kind, uint32_t i, char *buf, size_t n) {
+  const char *nm = kind == FAIL_ALG ? (sp->alg_names ? sp->alg_names[i] : "?")
+                                    : (sp->state_names && kind != FAIL_CROSS ? sp->state_names[i] : "?");
+  const int *lines = kind == FAIL_ALG ? sp->alg_line : sp->der_line;
+  int line = kind == FAIL_CROSS ? sp->cross[i].line : lines && kind != FAIL_HANDLER ? lines[i] : 0;
+  int k = 0;
+  switch (kind) {
+  case FAIL_DER: k = snprintf(buf, n, "der(%s)", nm); break;
+  case FAIL_ALG: k = snprintf(buf, n, "algebraic variable '%s'", nm); break;
+  case FAIL_STATE: k = snprintf(buf, n, "state '%s'", nm); break;
+  case FAIL_HANDLER: snprintf(buf, n, "a value set in a when clause"); return;
+  case FAIL_CROSS:
+    if (sp->file && line > 0) snprintf(buf, n, "the condition at %s:%d:%d", sp->file, line, sp->cross[i].col);
+    else snprintf(buf, n, "zero-crossing %u", i);
+    return;
+  }
+  if (sp->file && line > 0 && k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, " (%s:%d)", sp->file, line);
+}
+
+/* An evaluation failed: an argument outside a function's domain (domain), or a value
+ * that is not a finite number in c[0..order] (a model's values must stay finite; a
+ * derivative that overflowed while its state grew is named a finite-time blow-up).
+ * Reported with the time; out of line, so the hot paths carry no message buffer. */
+static __attribute__((noinline, cold)) int failed(cdevs_ctx *cx, const sys_state *s, double t, fail_kind kind,
+                                                   uint32_t i, const double *c, int order, int domain) {
+  char what[340], extra[160] = "";
+  fail_name(s->sp, kind, i, what, sizeof what);
+  if (domain) {
+    sys_fail(cx, t, "%s: argument outside the domain of a function", what);
+    return -1;
+  }
+  int k = 0;
+  while (k < order && isfinite(c[k])) k++;
+  if (kind == FAIL_DER && isinf(c[k])) {
+    double x = cdevs__qvar_x(&s->v[i], s->m, t);
+    if (fabs(x) > 1e100 || !isfinite(x))
+      snprintf(extra, sizeof extra, " while %s = %g: the solution grows without bound (a finite-time blow-up)",
+               s->sp->state_names ? s->sp->state_names[i] : "the state", x);
+  }
+  sys_fail(cx, t, "%s is %s%s; a model's values must stay finite", what, isnan(c[k]) ? "not a number" : "infinite",
+           extra);
+  return -1;
 }
 
 /* Every coefficient of c[0..order] is finite (one test: a NaN or an infinity in any
@@ -326,35 +368,6 @@ static inline int finite_series(const double *c, int order) {
   double sum = c[0];
   for (int k = 1; k <= order; k++) sum += c[k];
   return isfinite(sum);
-}
-
-/* A value that is not a finite number stops the run: what, where in the file, when,
- * and, for a derivative that overflowed while its state grew, that the solution
- * blows up. */
-static __attribute__((noinline, cold)) int not_finite(cdevs_ctx *cx, const sys_state *s, double t,
-                                                       const char *what, const int *lines, uint32_t i,
-                                                       const double *c, int order) {
-  const cdevs__sys_spec *sp = s->sp;
-  char buf[300], extra[160] = "";
-  int k = 0;
-  while (k < order && isfinite(c[k])) k++;
-  if (lines == sp->der_line && isinf(c[k])) {
-    double x = cdevs__qvar_x(&s->v[i], s->m, t);
-    if (fabs(x) > 1e100 || !isfinite(x))
-      snprintf(extra, sizeof extra, " while %s = %g: the solution grows without bound (a finite-time blow-up)",
-               sp->state_names ? sp->state_names[i] : "the state", x);
-  }
-  sys_fail(cx, t, "%s is %s%s%s; a model's values must stay finite", what, isnan(c[k]) ? "not a number" : "infinite",
-           where(sp, lines, i, buf, sizeof buf), extra);
-  return -1;
-}
-
-/* "the condition at file:line:col" (or "zero-crossing z" where it has no place). */
-static void cross_name(const cdevs__sys_spec *sp, uint32_t z, char *buf, size_t n) {
-  if (sp->file && sp->cross[z].line > 0)
-    snprintf(buf, n, "the condition at %s:%d:%d", sp->file, sp->cross[z].line, sp->cross[z].col);
-  else
-    snprintf(buf, n, "zero-crossing %u", z);
 }
 
 /* Something every algebraic may read changed: all of them are stale. */
@@ -393,17 +406,10 @@ static int ensure_algs_of(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, ui
         if (mark[s->aa.to[k]] != cur) s->alg_todo[top++] = s->aa.to[k], pushed = 1;
       if (pushed) continue; /* its inputs first; a is met again once they are current */
       top--;
-      char buf[300];
       int order = seed == SEED_X ? 0 : seeded ? 1 : s->aord[a];
-      if (cdevs__bc_eval(&sp->alg[a], &env, order, val[a], s->stack)) {
-        sys_fail(cx, t, "algebraic variable '%s'%s: argument outside the domain of a function",
-                 sp->alg_names ? sp->alg_names[a] : "?", where(sp, sp->alg_line, a, buf, sizeof buf));
-        return -1;
-      }
-      if (!finite_series(val[a], order)) {
-        snprintf(buf, sizeof buf, "algebraic variable '%s'", sp->alg_names ? sp->alg_names[a] : "?");
-        return not_finite(cx, s, t, buf, sp->alg_line, a, val[a], order);
-      }
+      int bad = cdevs__bc_eval(&sp->alg[a], &env, order, val[a], s->stack);
+      if (__builtin_expect(bad || !finite_series(val[a], order), 0))
+        return failed(cx, s, t, FAIL_ALG, a, val[a], order, bad);
       mark[a] = cur;
     }
   }
@@ -471,20 +477,6 @@ static void exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   s->v[j].a = d[1] < 0.0 ? d[1] : 0.0;
 }
 
-/* eval_der's failure, reported (out of line: no message buffer on the hot path). */
-static __attribute__((noinline, cold)) int der_failed(cdevs_ctx *cx, const sys_state *s, uint32_t j, double t,
-                                                       const double *d, int domain) {
-  const cdevs__sys_spec *sp = s->sp;
-  char what[300], buf[300];
-  if (domain) {
-    sys_fail(cx, t, "der(%s)%s: argument outside the domain of a function",
-             sp->state_names ? sp->state_names[j] : "?", where(sp, sp->der_line, j, buf, sizeof buf));
-    return -1;
-  }
-  snprintf(what, sizeof what, "der(%s)", sp->state_names ? sp->state_names[j] : "?");
-  return not_finite(cx, s, t, what, sp->der_line, j, d, s->dord[j]);
-}
-
 /* Derivative j's series around t into d (d[3]: its partial for a fused LIQSS a). */
 static inline __attribute__((always_inline)) int eval_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t,
                                                           double *d) {
@@ -495,7 +487,7 @@ static inline __attribute__((always_inline)) int eval_der(cdevs_ctx *cx, sys_sta
                                                                                   d, s->stack);
   /* The value (one that is finite while a coefficient is not makes x's polynomial
    * infinite: state_event finds q so at the next requantization). */
-  if (__builtin_expect(bad || !isfinite(d[0]), 0)) return der_failed(cx, s, j, t, d, bad);
+  if (__builtin_expect(bad || !isfinite(d[0]), 0)) return failed(cx, s, t, FAIL_DER, j, d, s->dord[j], bad);
   return 0;
 }
 
@@ -519,18 +511,6 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   return 0;
 }
 
-/* eval_cross's failure, reported (out of line). */
-static __attribute__((noinline, cold)) int cross_failed(cdevs_ctx *cx, const sys_state *s, uint32_t z, double t,
-                                                         const double *f, int domain) {
-  char what[340];
-  cross_name(s->sp, z, what, sizeof what);
-  if (domain) {
-    sys_fail(cx, t, "%s: argument outside the domain of a function", what);
-    return -1;
-  }
-  return not_finite(cx, s, t, what, NULL, 0, f, s->zord[z]);
-}
-
 /* The crossing function around t, order m. */
 static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double *f) {
   const cdevs__sys_spec *sp = s->sp;
@@ -538,7 +518,7 @@ static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, UINT32_MAX};
   int bad = cdevs__bc_eval(&sp->cross[z].f, &env, s->zord[z], f, s->stack);
   if (__builtin_expect(!bad && finite_series(f, s->zord[z]), 1)) return 0;
-  return cross_failed(cx, s, z, t, f, bad);
+  return failed(cx, s, t, FAIL_CROSS, z, f, s->zord[z], bad);
 }
 
 /* Crossing z's function at t on the states' x rather than q (its value): where the
@@ -548,12 +528,8 @@ static int cross_on_x(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   if (ensure_algs(cx, s, LIST(s->za, z), t, SEED_X)) return -1;
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, SEED_X, UINT32_MAX};
   double f[4];
-  if (cdevs__bc_eval(&sp->cross[z].f, &env, 0, f, s->stack)) {
-    char what[340];
-    cross_name(sp, z, what, sizeof what);
-    sys_fail(cx, t, "%s: argument outside the domain of a function", what);
-    return -1;
-  }
+  int bad = cdevs__bc_eval(&sp->cross[z].f, &env, 0, f, s->stack);
+  if (__builtin_expect(bad || !isfinite(f[0]), 0)) return failed(cx, s, t, FAIL_CROSS, z, f, 0, bad);
   *v = f[0];
   return 0;
 }
@@ -574,7 +550,9 @@ static inline __attribute__((always_inline)) void schedule_cross(sys_state *s, u
   tfix(s, s->sp->n_states + z, tn);
 }
 
-static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
+/* Crossing z's plan from its function at t; requant: what moved it is a state's
+ * requantization (not a reset, not a handler's assignment). */
+static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, int requant) {
   double f[4];
   if (eval_cross(cx, s, z, t, f)) return -1;
   uint32_t item = s->sp->n_states + z;
@@ -590,7 +568,7 @@ static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   double h = s->zhyst[z], level = -s->zsign[z] * h;
   double g[4] = {f[0] - level, f[1], f[2], f[3]};
   int beyond = cdevs__side(g, order);
-  if (s->zsign[z] != 0 && beyond == -s->zsign[z] && s->requant && !s->zself[z]) {
+  if (s->zsign[z] != 0 && beyond == -s->zsign[z] && requant && !s->zself[z]) {
     /* Past the level only because a requantization moved q (q jumps to x; LIQSS
      * places it up to a quantum off x): a crossing only if x is past it too, by
      * more than x was short of the level when the crossing last fired on q (zlag:
@@ -630,7 +608,7 @@ static void mark_outputs(sys_state *s, const csr *by, uint32_t i) {
   for (uint32_t k = 0; k < s->n_alg_out; k++) mark_output(s, s->alg_out[k]);
 }
 
-static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t) {
+static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t, int requant) {
   /* The derivatives a few at a time, then their next times: evaluations read q
    * only, which applying a derivative leaves alone, and without the tree's
    * walks in between they overlap (advection: 3% of the time). */
@@ -644,7 +622,7 @@ static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t)
     k += n;
   }
   for (uint32_t k = s->sz.start[i]; k < s->sz.start[i + 1]; k++)
-    if (plan_cross(cx, s, s->sz.to[k], t)) return -1;
+    if (plan_cross(cx, s, s->sz.to[k], t, requant)) return -1;
   mark_outputs(s, &s->so, i);
   return 0;
 }
@@ -687,15 +665,8 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
     /* Values of states inside handlers are x, not q: evaluate with order 0 on q
      * after bringing q to x for the states the action reads would be costlier; QSS
      * Solver evaluates handlers on q as well. */
-    if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack)) {
-      sys_fail(cx, t, "event handler: argument outside the domain of a function");
-      return -1;
-    }
-    if (!isfinite(val[0])) {
-      char what[340];
-      snprintf(what, sizeof what, "a value %s in a when clause", ac->reinit == ACT_REINIT ? "reinit() sets" : "assigned");
-      return not_finite(cx, s, t, what, NULL, 0, val, 0);
-    }
+    if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack)) return failed(cx, s, t, FAIL_HANDLER, 0, val, 0, 1);
+    if (!isfinite(val[0])) return failed(cx, s, t, FAIL_HANDLER, 0, val, 0, 0);
     if (ac->reinit == ACT_JUMP_UNLESS) {
       if (val[0] == 0.0) a = ac->target - 1;
     } else if (ac->reinit == ACT_REINIT) {
@@ -736,7 +707,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
     if (s->m->linear_implicit && s->self_dep[j] == SELF_DEP) exact_a(cx, s, j, t);
   }
   for (uint32_t k = 0; k < s->nhz; k++)
-    if (plan_cross(cx, s, s->hzlist[k], t)) return -1;
+    if (plan_cross(cx, s, s->hzlist[k], t, 0)) return -1;
   return 0;
 }
 
@@ -921,7 +892,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
       if (s->zhyst[z] == 0.0 || h < s->zhyst[z]) s->zhyst[z] = h;
     }
   for (uint32_t z = 0; z < nz; z++)
-    if (plan_cross(cx, s, z, s->t)) return CDEVS_EMODEL;
+    if (plan_cross(cx, s, z, s->t, 0)) return CDEVS_EMODEL;
   pairs ps[2] = {{0}, {0}};
   int bad_out = 0;
   for (uint32_t o = 0; o < sp->n_out; o++) {
@@ -1012,8 +983,6 @@ static void sys_output(cdevs_ctx *cx, const void *state) {
   }
 }
 
-/* State item's event at t: a refresh of its derivative, or a requantization.
- * Nonzero on failure (reported). */
 /* The method stalls: a state's events repeat at one instant without time moving on
  * (its next time rounds to the present: a quantum below what t + τ can resolve, or an
  * implicit step that cannot settle). Named as such, with what to try, before the
@@ -1021,23 +990,18 @@ static void sys_output(cdevs_ctx *cx, const void *state) {
 static __attribute__((noinline, cold)) int stalled(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
   const cdevs__sys_spec *sp = s->sp;
   const cdevs__qvar *v = &s->v[item];
-  char buf[300];
+  char what[340];
+  fail_name(sp, FAIL_STATE, item, what, sizeof what);
   sys_fail(cx, t,
-           "the %s method stalled: state '%s'%s had %llu events at t = %.17g without time moving on (x = %g, "
+           "the %s method stalled: %s had %llu events at t = %.17g without time moving on (x = %g, "
            "quantum %g, next time %.17g); the model is not at fault: try a larger AbsTolerance or Tolerance, "
            "another method (QSS3, LIQSS1, LIQSS3) or --jacobian secant",
-           s->m->name, sp->state_names ? sp->state_names[item] : "?", where(sp, sp->der_line, item, buf, sizeof buf),
-           (unsigned long long)s->stall_n, t, cdevs__qvar_x(v, s->m, t), v->dq, v->tn);
+           s->m->name, what, (unsigned long long)s->stall_n, t, cdevs__qvar_x(v, s->m, t), v->dq, v->tn);
   return -1;
 }
 
-/* A state that is not finite (a finite derivative for so long that x overflowed). */
-static __attribute__((noinline, cold)) int state_failed(cdevs_ctx *cx, const sys_state *s, uint32_t item, double t) {
-  char what[300];
-  snprintf(what, sizeof what, "state '%s'", s->sp->state_names ? s->sp->state_names[item] : "?");
-  return not_finite(cx, s, t, what, s->sp->der_line, item, s->v[item].q, 0);
-}
-
+/* State item's event at t: a refresh of its derivative, or a requantization.
+ * Nonzero on failure (reported). */
 static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
   if (t == s->stall_t) {
     if (++s->stall_n > 10000 + 100 * (uint64_t)s->sp->n_states) return stalled(cx, s, item, t);
@@ -1066,13 +1030,11 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
       tfix(s, item, s->v[item].tn);
     }
   }
-  if (__builtin_expect(!isfinite(s->v[item].q[0]), 0)) return state_failed(cx, s, item, t);
+  /* A finite derivative for so long that x overflowed. */
+  if (__builtin_expect(!isfinite(s->v[item].q[0]), 0)) return failed(cx, s, t, FAIL_STATE, item, s->v[item].q, 0, 0);
   algs_stale(s);
   s->steps++;
-  s->requant = !reset;
-  int rc = after_state_change(cx, s, item, t);
-  s->requant = 0;
-  if (rc) return -1;
+  if (after_state_change(cx, s, item, t, !reset)) return -1;
   algs_for_outputs(cx, s, t);
   return 0;
 }
@@ -1101,7 +1063,7 @@ static int zeno_watch(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, const d
   if (s->zeno++ == 0) s->zeno_t = t_acc;
   if (s->zeno_continue) return 0;
   char what[340];
-  cross_name(s->sp, z, what, sizeof what);
+  fail_name(s->sp, FAIL_CROSS, z, what, sizeof what);
   sys_fail(cx, t,
            "Zeno behaviour: %s fires at ever shorter intervals (the last %.3g, %.3g of the one before), "
            "accumulating at t = %.10g, where the model has no continuation; results are kept up to here "
@@ -1115,7 +1077,7 @@ static int zeno_watch(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, const d
 static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   if (s->zrefresh[z]) { /* not a crossing: its function of time, evaluated again */
     s->refreshes++;
-    return plan_cross(cx, s, z, t);
+    return plan_cross(cx, s, z, t, 0);
   }
   /* Which way it goes is read from the derivatives at the root. */
   double f[4];
@@ -1139,7 +1101,7 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   if (rc) return -1;
   if (handled && !s->cur_touched && zeno_watch(cx, s, z, t, f)) return -1;
   if (!s->cur_touched && jumped) {
-    if (plan_cross(cx, s, z, t)) return -1; /* from the value it jumped to */
+    if (plan_cross(cx, s, z, t, 0)) return -1; /* from the value it jumped to */
   } else if (!s->cur_touched) {
     /* The handler left the function alone (what it reads, and so f, is as before
      * the handler): plan the next crossing from the root, with the value there
