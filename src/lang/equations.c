@@ -542,9 +542,9 @@ static int rel_event(comp *c, const node *n) {
   if (d == UINT32_MAX) {
     sys_crossing *z = new_cross(c);
     if (!z) return free(f.ins), -1;
+    z->f = f; /* the crossing owns it from here, whatever fails next */
     c->relh[slot] = c->ncross, c->nrel++;
     if ((d = new_disc(c, 0.0)) == UINT32_MAX) return -1;
-    z->f = f;
     z->side_disc = d + 1;
     z->line = n->line, z->col = n->col;
     if (set_disc(c, &z->on_rise, &z->n_rise, d, 1.0) || set_disc(c, &z->on_fall, &z->n_fall, d, -1.0)) return -1;
