@@ -1004,6 +1004,14 @@ static void test_sample_and_boolean_when(void) {
   CHECK_NEAR(t2, log(4.0), 1e-8);
   CHECK_NEAR(m2, 1.0, 0.0);
   run_close(&r);
+  /* sample(0, 1) from t = 0 to 3.5: true at 0, 1, 2 and 3 (it was never true: its
+   * function time - next starts at 0, read as already past). */
+  if (!run_text_until(&r, "model m\n  Real x;\n  discrete Real n;\nequation\n  der(x) = 1;\nalgorithm\n"
+                          "  when sample(0, 1) then\n    n := n + 1;\n  end when;\nend m;\n",
+                      CDEVS_QSS3, 1e-6, 1e-9, 3.5)) {
+    CHECK_NEAR(cdevs__system_disc(cdevs_sim_state(r.sim, r.m), 0), 4.0, 0.0);
+    run_close(&r);
+  }
   EXPECT_ERROR("model m\n  Real x(start = 1);\n  discrete Real n;\nequation\n  der(x) = -x;\nalgorithm\n"
                "  when x < 0.5 or sample(0, 1) then\n    n := 1;\n  end when;\nend m;\n",
                "7:19: error: sample() can only be the whole condition of a when clause");

@@ -558,7 +558,8 @@ static int rel_event(comp *c, const node *n) {
 }
 
 /* when sample(start, interval): a crossing of time - next, whose handler first moves
- * next on by interval (next is a discrete of the compiler's, starting at start). */
+ * next on by interval (next is a discrete of the compiler's; the system starts it,
+ * see sys_crossing). */
 static int sample_item(comp *c, const node *cond, const node *body) {
   int ok = 1;
   if (cond->nkid != 2) {
@@ -581,6 +582,7 @@ static int sample_item(comp *c, const node *cond, const node *body) {
   step[0] = (bc_ins){.op = BC_DISC, .arg = d}, step[1] = (bc_ins){.op = BC_CONST, .k = interval};
   step[2] = (bc_ins){.op = BC_ADD};
   z->f = (bc_code){.ins = f, .n = 3, .max_stack = 3};
+  z->sample_start = start, z->sample_interval = interval, z->sample_disc = d;
   z->line = cond->line, z->col = cond->col;
   a[0] = (sys_action){.reinit = ACT_ASSIGN, .target = d, .value = {.ins = step, .n = 3, .max_stack = 3}};
   z->on_rise = a, z->n_rise = 1;

@@ -770,6 +770,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->sp = sp;
   s->m = cdevs__qss_method_get(a->method ? a->method : CDEVS_QSS3);
   s->secant_a = a->secant_a;
+  s->cur_cross = UINT32_MAX; /* no handler runs during the start (plan_cross) */
   s->zeno_continue = a->zeno_continue;
   s->dqrel = a->dqrel, s->dqmin = a->dqmin;
   s->stall_t = NAN;
@@ -891,6 +892,15 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
       double h = s->dqmin / 10.0;
       if (s->zhyst[z] == 0.0 || h < s->zhyst[z]) s->zhyst[z] = h;
     }
+  /* Samples start at their first instant not before now, and fire there (zsign -1:
+   * f = time - next reaching 0 from below, now included). */
+  for (uint32_t z = 0; z < nz; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    if (!(c->sample_interval > 0.0)) continue;
+    double k = c->sample_start < s->t ? ceil((s->t - c->sample_start) / c->sample_interval) : 0.0;
+    s->disc[c->sample_disc] = c->sample_start + k * c->sample_interval;
+    s->zsign[z] = -1;
+  }
   for (uint32_t z = 0; z < nz; z++)
     if (plan_cross(cx, s, z, s->t, 0)) return CDEVS_EMODEL;
   pairs ps[2] = {{0}, {0}};
@@ -934,7 +944,6 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     }
   }
   algs_for_outputs(cx, s, s->t);
-  s->cur_cross = UINT32_MAX;
   s->rng = sp->rng; /* handlers go on with the initial algorithm's stream */
   return CDEVS_OK;
 }

@@ -95,6 +95,12 @@ typedef struct sys_crossing {
    * side (+1, -1), which the handlers keep and the system sets from f at the start;
    * 0 for a when clause's. */
   uint32_t side_disc;
+  /* sample(start, interval): interval > 0, f = time - next with next the discrete
+   * sample_disc, which its first handler step moves on by interval. The system starts
+   * next at the first start + k·interval not before the start time, and fires there
+   * (at the start time too: sample(0, 1) is true at 0, 1, 2, …). */
+  double sample_start, sample_interval;
+  uint32_t sample_disc;
   int line, col; /* where the condition is written, for messages */
 } sys_crossing;
 
