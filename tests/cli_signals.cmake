@@ -37,3 +37,14 @@ foreach(case "INT|csv" "TERM|csv" "HUP|csv" "INT|mat" "TERM|mat")
   endif()
   message(STATUS "SIG${sig}: ${pout}")
 endforeach()
+
+# A run whose single model takes its own events in one long transition (a sample every
+# 1e-300 s: endless, the time barely moving) used to ignore the signal until that
+# transition ended, i.e. never: the stop request now reaches the model's own loop.
+# Also in the default faithful output (no --step).
+file(WRITE ${D}/dense.mo "model dense\n  Real x;\n  discrete Real n;\nequation\n  der(x) = 1;\nalgorithm\n  when sample(0, 1e-300) then\n    n := n + 1;\n  end when;\nend dense;\n")
+execute_process(COMMAND ${TIMEOUT} --preserve-status -k 20 -s INT 1 ${CDEVS} run dense.mo --out ${D}/dense.csv
+                RESULT_VARIABLE rc ERROR_VARIABLE err WORKING_DIRECTORY ${D} TIMEOUT 60)
+if(NOT rc EQUAL 130 OR NOT err MATCHES "interrupted at t=[^\n]* \\(SIGINT\\)\n" OR NOT EXISTS ${D}/dense.csv)
+  message(FATAL_ERROR "SIGINT during a long transition: exit ${rc}\n${err}")
+endif()

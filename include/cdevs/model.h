@@ -176,6 +176,9 @@ double cdevs_ctx_time(const cdevs_ctx *cx);
  * that is not allowed: several models imminent, inputs in the bag, cdevs_sim_step, an
  * observer of transitions. */
 double cdevs_ctx_horizon(const cdevs_ctx *cx);
+/* A stop was requested (cdevs_sim_request_stop): a model taking its own events up to
+ * the horizon stops taking them and returns, its state consistent at its last one. */
+int cdevs_ctx_stopping(const cdevs_ctx *cx);
 /* In δint, for a model taking its own events before cdevs_ctx_horizon: it has
  * reached t (current time <= t <= horizon). cdevs_ctx_time and the time of an error it
  * reports (cdevs_ctx_fail) are then t, and if the run fails, cdevs_sim_time; its ta

@@ -59,6 +59,10 @@ cdevs_status cdevs_sim_inject(cdevs_sim *sim, double t, int port, const cdevs_va
 cdevs_status cdevs_sim_step(cdevs_sim *sim);
 /* Executes every instant with time <= t_stop; stops early when all models are passive. */
 cdevs_status cdevs_sim_run(cdevs_sim *sim, double t_stop);
+/* Asks the running cdevs_sim_run to return after the instant it is in (CDEVS_OK, the
+ * time where it stopped: cdevs_sim_time); safe from a signal handler. The request ends
+ * with that run. */
+void cdevs_sim_request_stop(cdevs_sim *sim);
 
 /* The last run error with its place, or "". */
 const char *cdevs_sim_errmsg(const cdevs_sim *sim);

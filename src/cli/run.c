@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -87,12 +88,35 @@ static int load_model(const char *path, cdevs_mo **mo) {
 /* ---- stop signals ------------------------------------------------------------------ */
 
 static volatile sig_atomic_t stop_signal;
+static cdevs_sim *running; /* the simulator a stop signal stops */
 
-static void on_stop_signal(int sig) { stop_signal = sig; }
+/* The first stop signal ends the run at the current instant (cdevs_sim_request_stop
+ * is seen inside a slice, however long). A repeat within a second is the same request
+ * (timeout(1) and process-group kills deliver one signal twice); a later one, a user
+ * insisting, ends the process. Writes interrupted by a signal are restarted, not failed. */
+static struct timespec first_stop;
 
-static void catch_stop_signals(void) {
+static void on_stop_signal(int sig) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+  if (stop_signal) {
+    double waited = (double)(now.tv_sec - first_stop.tv_sec) + 1e-9 * (double)(now.tv_nsec - first_stop.tv_nsec);
+    if (waited > 1.0) {
+      signal(sig, SIG_DFL);
+      raise(sig);
+    }
+    return;
+  }
+  first_stop = now;
+  stop_signal = sig;
+  cdevs_sim_request_stop(running);
+}
+
+static void catch_stop_signals(cdevs_sim *sim) {
   struct sigaction sa = {0};
+  running = sim;
   sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESTART;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
@@ -164,11 +188,11 @@ static cdevs_status run_sliced(cdevs_sim *sim, cdevs_mo *mo, double start, doubl
     double w0 = cli_now();
     st = cdevs_sim_run(sim, tk);
     double now = cli_now();
-    t = tk;
-    if (st) {
+    if (st || stop_signal) { /* an error, or a stop within the slice: whole to the last instant */
       *t_end = cdevs_sim_time(sim);
       break;
     }
+    t = tk;
     if (now - w0 < 0.005)
       width *= 2;
     else if (now - w0 > 0.04)
@@ -327,7 +351,7 @@ int cli_run(int argc, char **argv) {
     return CLI_FAIL;
   }
   /* From here a stop signal ends the run, not the process: the results are kept. */
-  catch_stop_signals();
+  catch_stop_signals(sim);
   cdevs_results *res = NULL;
   if (out) {
     size_t no = cdevs_mo_output_count(mo);

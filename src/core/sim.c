@@ -540,13 +540,20 @@ cdevs_status cdevs_sim_run(cdevs_sim *s, double t_stop) {
   double t;
   s->until = t_stop;
   if (s->nobs) {
-    while (!st && (t = cdevs_sim_next_time(s)) <= t_stop && t < INFINITY) st = instant(s, true);
+    while (!st && !s->stop && (t = cdevs_sim_next_time(s)) <= t_stop && t < INFINITY) st = instant(s, true);
   } else {
-    while (!st && (t = cdevs_sim_next_time(s)) <= t_stop && t < INFINITY) st = instant(s, false);
+    while (!st && !s->stop && (t = cdevs_sim_next_time(s)) <= t_stop && t < INFINITY) st = instant(s, false);
   }
   s->until = -INFINITY;
+  s->stop = 0;
   return st;
 }
+
+void cdevs_sim_request_stop(cdevs_sim *s) {
+  if (s) s->stop = 1;
+}
+
+int cdevs_ctx_stopping(const cdevs_ctx *cx) { return cx->sim->stop != 0; }
 
 cdevs_status cdevs_sim_inject(cdevs_sim *s, double t, int port, const cdevs_value *v) {
   if (!s || !v) return CDEVS_EINVAL;

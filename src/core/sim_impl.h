@@ -3,6 +3,8 @@
 #ifndef CDEVS_SIM_IMPL_H
 #define CDEVS_SIM_IMPL_H
 
+#include <signal.h>
+
 #include "cdevs/sim.h"
 #include "heap.h"
 #include "model_impl.h"
@@ -49,6 +51,7 @@ struct cdevs_sim {
   cdevs_sim_opts opts;
   cdevs_ctx cx;
   double until; /* the running cdevs_sim_run's end; -INFINITY outside one */
+  volatile sig_atomic_t stop; /* cdevs_sim_request_stop's: end the run after this instant */
 
   /* per atomic, indexed by id */
   uint32_t n;

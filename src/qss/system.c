@@ -1160,8 +1160,9 @@ static void sys_int(cdevs_ctx *cx, void *state) {
    * the simulator, which counts the transitions of an instant. (A failure moves the
    * simulator's time to its event's: sys_fail.) */
   double h = cdevs_ctx_horizon(cx), last = t;
-  uint32_t at_last = 0;
+  uint32_t at_last = 0, taken = 0;
   while (!s->ndirty && next_time(s) < h) {
+    if ((++taken & 1023) == 0 && cdevs_ctx_stopping(cx)) break; /* a stop request: seen within 1024 events */
     double tk = next_time(s);
     item = next_item(s);
     if (item < ns ? s->so.start[item] != s->so.start[item + 1] : !s->zquiet[item - ns]) break;
