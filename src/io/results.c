@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "blocks/signal.h"
+#include "io/numfmt.h"
 
 typedef cdevs__sig series;
 
@@ -217,7 +218,7 @@ struct cdevs_results {
   int nports;
   series *s;
   uint64_t rows;
-  int failed;
+  int failed; /* the errno of the first write that failed, or 0 */
   cdevs_observer obs;
   /* Faithful rows (cdevs_results_set_accuracy; step = 0): the polynomials sampled
    * between instants, and a row of left limits before an instant's row where a
@@ -230,7 +231,42 @@ struct cdevs_results {
   int bad_col;    /* the first column written with a value that is not finite, or -1 */
   double bad_t, bad_v;
   uint64_t samples, limits;
+  /* Rows are formatted into ob and go out in large writes (the FILE's own buffer
+   * then passes them through). */
+  char *ob;
+  size_t olen;
 };
+
+enum { OB_CAP = 1 << 18 };
+
+static void ob_flush(cdevs_results *r) {
+  if (r->olen && fwrite(r->ob, 1, r->olen, r->f) != r->olen && !r->failed) r->failed = errno ? errno : EIO;
+  r->olen = 0;
+}
+
+/* Room for `need` more bytes in ob. */
+static inline char *ob_room(cdevs_results *r, size_t need) {
+  if (r->olen + need > OB_CAP) ob_flush(r);
+  return r->ob + r->olen;
+}
+
+/* sep (if not 0) and v as the shortest text that reads back as v. */
+static inline void ob_num(cdevs_results *r, char sep, double v) {
+  char *p = ob_room(r, CDEVS_NUM_MAX + 1), *p0 = p;
+  if (sep) *p++ = sep;
+  p += cdevs__fmt_double(p, v);
+  r->olen += (size_t)(p - p0);
+}
+
+static inline void ob_bytes(cdevs_results *r, const void *b, size_t n) {
+  if (n > OB_CAP) {
+    ob_flush(r);
+    if (fwrite(b, 1, n, r->f) != n && !r->failed) r->failed = errno ? errno : EIO;
+    return;
+  }
+  memcpy(ob_room(r, n), b, n);
+  r->olen += n;
+}
 
 /* A value that is not a finite number reached the file (a state past the range of
  * doubles at the stop time, extrapolated): noted, for cdevs_results_bad_value. */
@@ -250,17 +286,18 @@ static void row_of(cdevs_results *r, double t, const double *vals) {
       if (!isfinite(p[1 + k])) note_bad(r, k, t, p[1 + k]);
       if (r->scale && fabs(p[1 + k]) > r->scale[k]) r->scale[k] = fabs(p[1 + k]);
     }
-    if (fwrite(p, sizeof *p, 1 + (size_t)r->nports, r->f) != 1 + (size_t)r->nports) r->failed = 1;
+    ob_bytes(r, p, (1 + (size_t)r->nports) * sizeof *p);
     return;
   }
-  if (fprintf(r->f, "%.17g", t) < 0) r->failed = 1;
+  ob_num(r, 0, t);
   for (int p = 0; p < r->nports; p++) {
     double v = vals ? vals[p] : cdevs__sig_eval(&r->s[p], t);
     if (!isfinite(v)) note_bad(r, p, t, v);
     if (r->scale && fabs(v) > r->scale[p]) r->scale[p] = fabs(v);
-    fprintf(r->f, ",%.17g", v);
+    ob_num(r, ',', v);
   }
-  if (fputc('\n', r->f) == EOF) r->failed = 1;
+  *ob_room(r, 1) = '\n';
+  r->olen++;
 }
 
 static void row(cdevs_results *r, double t) { row_of(r, t, NULL); }
@@ -363,7 +400,7 @@ static void free_results(cdevs_results *r) {
   int e = errno;
   for (int k = 0; r->names && k < r->nports; k++) free(r->names[k]);
   free(r->names), free(r->src_atomic), free(r->src_port), free(r->rowbuf), free(r->left), free(r->scale);
-  free(r->s), free(r);
+  free(r->s), free(r->ob), free(r);
   errno = e;
 }
 
@@ -403,7 +440,8 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
   r->src_port = calloc(n ? n : 1, sizeof *r->src_port);
   r->names = calloc(n ? n : 1, sizeof *r->names);
   r->rowbuf = calloc(n + 1, sizeof *r->rowbuf);
-  if (!r->s || !r->src_atomic || !r->src_port || !r->names || !r->rowbuf) {
+  r->ob = malloc(OB_CAP);
+  if (!r->s || !r->src_atomic || !r->src_port || !r->names || !r->rowbuf || !r->ob) {
     free_results(r);
     return CDEVS_ENOMEM;
   }
@@ -565,6 +603,7 @@ static int mat_finish(cdevs_results *r, double t_end) {
   }
   double span[2] = {r->rows ? r->first_t : r->t0, t_end};
   int32_t cols = (int32_t)r->rows;
+  ob_flush(r);
   if (fflush(r->f) || fseek(r->f, r->off_data1, SEEK_SET) || fwrite(span, sizeof span, 1, r->f) != 1 ||
       fseek(r->f, r->off_data2 + 8, SEEK_SET) || fwrite(&cols, sizeof cols, 1, r->f) != 1 ||
       fseek(r->f, 0, SEEK_END))
@@ -598,7 +637,8 @@ cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
     cdevs_sim_unobserve(r->sim, &r->obs, r);
   }
   int e = 0;
-  if (ok && r->failed) e = errno ? errno : EIO;
+  if (ok) ob_flush(r);
+  if (ok && r->failed) e = r->failed;
   if (ok && !e && r->mat && mat_finish(r, t_end)) e = errno;
   cdevs_status st = cdevs_results_file_close(r->file, ok && !e);
   if (!st && e) st = CDEVS_EIO;
