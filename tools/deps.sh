@@ -10,7 +10,9 @@ set -euo pipefail
 # gnuplot-nox: plots (run), and in the tests the --plot cases (no file name may reach
 # gnuplot as script text); pkgconf and groff-base: the install test builds a program
 # through pkg-config and checks the man page.
-want=(cmake make gcc libc6-dev time libsundials-dev python3-scipy gnuplot-nox pkgconf groff-base)
+# g++ and libdragonbox-dev: the shortest round-trip numbers of the result files
+# (src/io/shortest.cc, header-only; the library needs no C++ runtime).
+want=(cmake make gcc g++ libc6-dev time libdragonbox-dev libsundials-dev python3-scipy gnuplot-nox pkgconf groff-base)
 # The fuzz targets: clang with its libFuzzer and sanitizer runtimes.
 [ "${1:-build}" = fuzz ] && want+=(clang libclang-rt-14-dev)
 
