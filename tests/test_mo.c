@@ -1197,6 +1197,110 @@ static void test_faithful_rows(void) {
   CHECK(n < 400); /* and not a sample every tenth of a millisecond */
 }
 
+/* Reads a long-layout result file: records of the columns named a and b (t, value),
+ * checking the header and that the records are in time order. Returns the count of
+ * all records, or -1. */
+static int read_long(const char *path, const char *a, double *ta, double *va, int *na, const char *b, double *tb,
+                     double *vb, int *nb, int cap, double *times, int *ntimes) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char line[256];
+  int n = 0, sorted = 1;
+  double last = -INFINITY;
+  *na = *nb = 0;
+  if (ntimes) *ntimes = 0;
+  CHECK(fgets(line, sizeof line, f) && strcmp(line, "time,variable,value\n") == 0);
+  while (fgets(line, sizeof line, f)) {
+    char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+    if (!c2) break;
+    *c1 = *c2 = '\0';
+    double t = strtod(line, NULL), v = strtod(c2 + 1, NULL);
+    if (t < last) sorted = 0;
+    if (ntimes && t != last && *ntimes < cap) times[(*ntimes)++] = t;
+    last = t;
+    n++;
+    if (a && strcmp(c1 + 1, a) == 0 && *na < cap) ta[*na] = t, va[(*na)++] = v;
+    if (b && strcmp(c1 + 1, b) == 0 && *nb < cap) tb[*nb] = t, vb[(*nb)++] = v;
+  }
+  fclose(f);
+  CHECK(sorted);
+  return n;
+}
+
+/* The long layout (cdevs_results_set_layout) keeps the faithful rows' promises with a
+ * record per variable and change: bball.mo's v has at each impact its left limit
+ * (-v_k) and right limit (+e·v_k) at one time; y's records, joined by straight lines,
+ * stay within 1e-3 of the 10 m scale plus the quanta of the exact parabolas (the
+ * samples are now y's own). Then 40 decays x_i' = -i/10·x_i, each changing at its own
+ * pace: every record within 1e-3 of exp(-i t/10), and the file a fraction of the wide
+ * table's instants × 40 values. */
+static void test_long_layout(void) {
+  run r;
+  if (run_open(&r, "bball/bball.mo")) return;
+  const char *path = "test_mo_long.csv";
+  cdevs_results *res = NULL;
+  if (!CHECK_RUN(cdevs_results_open(r.sim, r.m, path, 0.0, &res)) ||
+      !CHECK_RUN(cdevs_results_set_accuracy(res, 1e-6, 1e-9)) ||
+      !CHECK_RUN(cdevs_results_set_layout(res, CDEVS_RESULTS_LONG))) {
+    cdevs_results_close(res, 0.0, 0);
+    run_close(&r);
+    return;
+  }
+  if (run_to(&r, 12.0)) CHECK_RUN(cdevs_results_close(res, 12.0, 1));
+  run_close(&r);
+  static double ty[8192], y[8192], tv[8192], v[8192];
+  int ny, nv;
+  int n = read_long(path, "y", ty, y, &ny, "v", tv, v, &nv, 8192, NULL, NULL);
+  remove(path);
+  int pairs = 0;
+  for (int k = 1; k <= 12; k++) {
+    double tk, vk;
+    bball_impact(k, &tk, &vk);
+    for (int i = 0; i + 1 < nv; i++)
+      if (tv[i] == tv[i + 1] && fabs(tv[i] - tk) < 1e-6 && fabs(v[i] + vk) < 1e-3 * vk &&
+          fabs(v[i + 1] - 0.8 * vk) < 1e-3 * vk) {
+        pairs++;
+        break;
+      }
+  }
+  double worst = 0;
+  for (int i = 0; i + 1 < ny; i++) {
+    if (ty[i + 1] - ty[i] < 1e-3) continue; /* across an impact */
+    double tm = 0.5 * (ty[i] + ty[i + 1]);
+    double err = fabs(0.5 * (y[i] + y[i + 1]) - bball_y(tm));
+    if (err > worst) worst = err;
+  }
+  printf("long bball.csv: %d records (y %d, v %d), %d impacts with left and right limits, worst midpoint error "
+         "%.3g m\n", n, ny, nv, pairs, worst);
+  CHECK_EQ_INT(pairs, 12);
+  CHECK(ny > 12 && worst < 1e-3 * 10.0 + 1e-4);
+
+  const char *decays = "model m\n  Real x[40](each start = 1);\nequation\n  for i in 1:40 loop\n"
+                       "    der(x[i]) = -0.1 * i * x[i];\n  end for;\nend m;\n";
+  if (run_text(&r, decays, CDEVS_QSS2, 1e-4, 1e-6)) return;
+  if (!CHECK_RUN(cdevs_results_open(r.sim, r.m, path, 0.0, &res)) ||
+      !CHECK_RUN(cdevs_results_set_layout(res, CDEVS_RESULTS_LONG))) {
+    cdevs_results_close(res, 0.0, 0);
+    run_close(&r);
+    return;
+  }
+  if (run_to(&r, 10.0)) CHECK_RUN(cdevs_results_close(res, 10.0, 1));
+  run_close(&r);
+  static double times[65536];
+  int ntimes, n1, n40;
+  n = read_long(path, "x[1]", ty, y, &n1, "x[40]", tv, v, &n40, 8192, NULL, NULL);
+  read_long(path, NULL, NULL, NULL, &ny, NULL, NULL, NULL, &nv, 65536, times, &ntimes);
+  remove(path);
+  double e1 = 0, e40 = 0;
+  for (int i = 0; i < n1; i++) e1 = fmax(e1, fabs(y[i] - exp(-0.1 * ty[i])));
+  for (int i = 0; i < n40; i++) e40 = fmax(e40, fabs(v[i] - exp(-4.0 * tv[i])));
+  printf("long decays: %d records at %d instants (wide: %d values); x[1] %d records, worst %.2g; x[40] %d, "
+         "worst %.2g\n", n, ntimes, 40 * ntimes, n1, e1, n40, e40);
+  CHECK(n1 > 2 && n40 > 2 && e1 < 1e-3 && e40 < 1e-3);
+  CHECK(ty[n1 - 1] == 10.0 && tv[n40 - 1] == 10.0); /* the state at the stop time */
+  CHECK(n < 40 * ntimes / 10);
+}
+
 /* Robertson's stiff chemistry under LIQSS2 at 1e-6/1e-10 to t = 1e5 (its StopTime,
  * LIQSS2's horizon). It stalled at t = 131.3 ("more than 1000000 transitions at one
  * instant (an illegitimate model...)"): the "q is stale" rule of quantizer.c acted on
@@ -1235,6 +1339,7 @@ static void test_stall_named(void) {
 
 int main(void) {
   test_nested_when_and_powers();
+  test_long_layout();
   test_start_functions();
   test_derivative_refresh();
   test_time_refresh(CDEVS_QSS1);

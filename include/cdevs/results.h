@@ -64,6 +64,20 @@ int cdevs_results_bad_value(const cdevs_results *r, double *t, double *v, const 
 void cdevs_results_counts(const cdevs_results *r, uint64_t *samples, uint64_t *limits);
 
 /*
+ * The CSV layout, chosen before the first row (CDEVS_EINVAL after it, or for MAT):
+ * - CDEVS_RESULTS_WIDE (the default): "time,<names>", a row of every column per
+ *   instant: right for a few variables, or for dense rows (step > 0);
+ * - CDEVS_RESULTS_LONG: "time,variable,value", a record for a column only when it
+ *   changes (step = 0; with its left limit where it jumps, and, faithful, its own
+ *   samples between its changes), so the file grows with the changes, not with
+ *   instants × columns; at the stop time a record of every column. Records are in time
+ *   order; within an instant in the order the columns changed. With step > 0, a record
+ *   of every column at each step.
+ */
+typedef enum { CDEVS_RESULTS_WIDE = 0, CDEVS_RESULTS_LONG = 1 } cdevs_results_layout;
+cdevs_status cdevs_results_set_layout(cdevs_results *r, cdevs_results_layout layout);
+
+/*
  * Whether a result file could be written at path, without writing anything: its
  * directory (after following symbolic links) exists and is writable, and path is
  * not a directory. CDEVS_OK, or CDEVS_EIO with errno set to the reason, so that a

@@ -139,6 +139,8 @@ static const cli_opt run_opts[] = {
     {"vars", "a,b", "the variables to write (arrays, subscripts and ranges allowed)"},
     {"step", "H", "write rows every H (dense output) instead of at every change"},
     {"raw", NULL, "a row at each change only: no rows sampled between changes, no left limits"},
+    {"format", "wide|long|auto", "CSV layout: a column per variable, or time,variable,value records at each "
+                                 "variable's changes (auto: long for more than 16 variables without --step)"},
     {"zeno", "stop|continue", "when events accumulate (Zeno behaviour): stop with an error (default)"},
     {"plot", "FILE", "draw the results into FILE.svg or FILE.png with gnuplot"},
     {"quiet", NULL, "no progress line and no 'wrote' message"},
@@ -222,6 +224,28 @@ static int plot_results(const char *csv, const char *plot, const char *title, si
   return cli_plot_run(script, args, 3);
 }
 
+/* The long layout ("time,variable,value"): a curve for each of the first variables
+ * (gnuplot takes at most nine arguments: six names), each read by filtering the
+ * records on its name; gnuplot splits quoted fields at their commas, so names holding
+ * one are left out. How many were drawn, or -1. */
+static int plot_long(const char *csv, const char *plot, const char *title, cdevs_mo *mo) {
+  const char *args[9] = {plot, csv, title};
+  int n = 3;
+  for (size_t k = 0; k < cdevs_mo_output_count(mo) && n < 9; k++) {
+    const char *nm = cdevs_mo_output_name(mo, k);
+    if (!strpbrk(nm, ",\"\r\n")) args[n++] = nm;
+  }
+  char script[640];
+  snprintf(script, sizeof script,
+           "set terminal %s size 900,500\nset output ARG1\nset datafile separator ','\n"
+           "set datafile missing NaN\nset key outside right noenhanced\nset xlabel 'time'\n"
+           "set title ARG3 noenhanced\n"
+           "array V[%d] = [ARG4, ARG5, ARG6, ARG7, ARG8, ARG9]\n"
+           "plot for [i=1:%d] ARG2 skip 1 using 1:(strcol(2) eq V[i] ? $3 : NaN) with lines lw 1.5 title V[i]\n",
+           cli_plot_terminal(plot), 6, n - 3);
+  return n > 3 && cli_plot_run(script, args, n) == 0 ? n - 3 : -1;
+}
+
 /* Checks --out before anything runs: 0, or the exit status after saying why. */
 static int check_out(const char *out) {
   if (!cdevs_results_check_path(out)) return 0;
@@ -234,7 +258,7 @@ int cli_run(int argc, char **argv) {
   double stop = NAN, tol = NAN, abstol = NAN, step = 0.0;
   cdevs_qss_method method = 0;
   cdevs_mo_jacobian jac = CDEVS_JAC_EXACT;
-  int quiet = 0, no_out = 0, raw = 0, rc;
+  int quiet = 0, no_out = 0, raw = 0, rc, layout = -1; /* -1: auto */
   cdevs_mo_zeno zeno = CDEVS_ZENO_STOP;
   cli_parser p;
   cli_parse_begin(&p, &cli_run_cmd, argc, argv);
@@ -270,6 +294,9 @@ int cli_run(int argc, char **argv) {
       quiet = 1;
     } else if (cli_is(&p, "raw")) {
       raw = 1;
+    } else if (cli_is(&p, "format")) {
+      if (strcmp(v, "wide") && strcmp(v, "long") && strcmp(v, "auto")) return cli_bad_value(&p, "wide|long|auto");
+      layout = !strcmp(v, "wide") ? CDEVS_RESULTS_WIDE : !strcmp(v, "long") ? CDEVS_RESULTS_LONG : -1;
     } else if (cli_is(&p, "zeno")) {
       if (strcmp(v, "stop") && strcmp(v, "continue")) return cli_bad_value(&p, "stop|continue");
       zeno = strcmp(v, "stop") ? CDEVS_ZENO_CONTINUE : CDEVS_ZENO_STOP;
@@ -292,6 +319,10 @@ int cli_run(int argc, char **argv) {
   }
   if (plot && out && strcmp(strrchr(out, '.'), ".csv") != 0) {
     fprintf(stderr, "cdevs run: --plot draws from a .csv result file, not %s\n", out);
+    return CLI_USAGE;
+  }
+  if (layout == CDEVS_RESULTS_LONG && out && strcmp(strrchr(out, '.'), ".csv") != 0) {
+    fprintf(stderr, "cdevs run: --format long is a CSV layout; %s is MAT v4 (a column per variable)\n", out);
     return CLI_USAGE;
   }
   if (plot && cli_plot_available("run")) return CLI_FAIL;
@@ -366,6 +397,9 @@ int cli_run(int argc, char **argv) {
     if (!st) st = cdevs_results_open_ports(sim, no, src, ports, names, out, step, &res);
     /* Faithful by default: what the model's tolerance resolves, drawn as it is. */
     if (!st && step == 0.0 && !raw) st = cdevs_results_set_accuracy(res, e.tol, e.abstol);
+    /* A wide table of many variables is mostly repeats (one changes at a time). */
+    if (layout < 0) layout = step == 0.0 && no > 16 && !strcmp(strrchr(out, '.'), ".csv");
+    if (!st && layout == CDEVS_RESULTS_LONG) st = cdevs_results_set_layout(res, CDEVS_RESULTS_LONG);
     if (st)
       fprintf(stderr, "cdevs run: cannot write %s: %s\n", out,
               st == CDEVS_EIO ? strerror(errno) : cdevs_strerror(st));
@@ -411,14 +445,20 @@ int cli_run(int argc, char **argv) {
   cdevs_sim_free(sim);
   cdevs_model_free(root);
   if (rc == CLI_OK && plot) {
-    if (plot_results(out, plot, strcmp(path, "-") ? path : "<stdin>", cdevs_mo_output_count(mo))) {
+    const char *title = strcmp(path, "-") ? path : "<stdin>";
+    size_t nout = cdevs_mo_output_count(mo);
+    int drawn = layout == CDEVS_RESULTS_LONG ? plot_long(out, plot, title, mo)
+                                             : plot_results(out, plot, title, nout) ? -1 : (int)nout;
+    if (drawn < 0) {
       fprintf(stderr, "cdevs run: gnuplot failed to draw %s\n", plot);
       rc = CLI_FAIL;
     } else if (!quiet) {
-      fprintf(stderr, "wrote %s and %s\n", out, plot);
+      fprintf(stderr, "wrote %s and %s", out, plot);
+      if ((size_t)drawn < nout) fprintf(stderr, " (the first %d of %zu variables; --vars chooses)", drawn, nout);
+      fputc('\n', stderr);
     }
   } else if (rc != CLI_FAIL && out && !quiet) {
-    fprintf(stderr, "wrote %s\n", out);
+    fprintf(stderr, "wrote %s%s\n", out, layout == CDEVS_RESULTS_LONG ? " (time,variable,value at each change)" : "");
   }
   cdevs_mo_free(mo);
   free(def);

@@ -226,6 +226,7 @@ struct cdevs_results {
   double rel, abs_tol;
   int faithful;
   double *left;
+  double *cur; /* the values at row_t, evaluated once for the test and the row */
   double *scale; /* per column: the largest magnitude written so far */
   int finished;   /* cdevs_results_finish has written the last rows */
   int bad_col;    /* the first column written with a value that is not finite, or -1 */
@@ -235,6 +236,22 @@ struct cdevs_results {
    * then passes them through). */
   char *ob;
   size_t olen;
+  /* Which column an output event is for: (atomic, port) hashed to the first column
+   * that follows it, and the next column following the same port (or -1). */
+  uint64_t *hkeys;
+  int *hcols;
+  uint32_t hmask;
+  int *same_next;
+  /* The long layout (cdevs_results_set_layout): a record per column and change. */
+  int layout_long;
+  int header_done;
+  double *last_row;  /* per column: the time of its last record, NaN before the first */
+  uint8_t *pending;  /* per column: changed at row_t, its record not yet written */
+  int *plist, npend; /* the pending columns, in the order they changed */
+  uint32_t *nsamp;   /* per column: samples of its current polynomial */
+  /* Faithful long layout: each column's next sample, in a binary min-heap. */
+  int *heap, *hpos, hn;
+  double *hkey;
 };
 
 enum { OB_CAP = 1 << 18 };
@@ -274,8 +291,58 @@ static void note_bad(cdevs_results *r, int col, double t, double v) {
   if (r->bad_col < 0) r->bad_col = col, r->bad_t = t, r->bad_v = v;
 }
 
+static void csv_field(FILE *f, const char *s);
+
+/* The CSV header, written before the first row (the layout may change until then). */
+static void header(cdevs_results *r) {
+  r->header_done = 1;
+  if (r->mat) return;
+  ob_flush(r);
+  if (r->layout_long) {
+    fputs("time,variable,value\n", r->f);
+    return;
+  }
+  fputs("time", r->f);
+  for (int p = 0; p < r->nports; p++) {
+    fputc(',', r->f);
+    csv_field(r->f, r->names[p]);
+  }
+  fputc('\n', r->f);
+}
+
+/* Long layout: one record, column c's value v at t. */
+static void long_rec(cdevs_results *r, double t, int c, double v) {
+  if (!r->header_done) header(r);
+  if (r->rows == 0) r->first_t = t;
+  r->rows++;
+  if (!isfinite(v)) note_bad(r, c, t, v);
+  if (r->scale && fabs(v) > r->scale[c]) r->scale[c] = fabs(v);
+  r->last_row[c] = t;
+  ob_num(r, 0, t);
+  const char *nm = r->names[c];
+  size_t len = strlen(nm);
+  if (len + 4 > OB_CAP / 2 || strpbrk(nm, ",\"\r\n")) {
+    ob_flush(r);
+    fputc(',', r->f);
+    csv_field(r->f, nm);
+  } else {
+    char *p = ob_room(r, len + 1);
+    *p = ',';
+    memcpy(p + 1, nm, len);
+    r->olen += len + 1;
+  }
+  ob_num(r, ',', v);
+  *ob_room(r, 1) = '\n';
+  r->olen++;
+}
+
 /* A row at t: the series' values, or vals[] when given (left limits). */
 static void row_of(cdevs_results *r, double t, const double *vals) {
+  if (!r->header_done) header(r);
+  if (r->layout_long) { /* dense rows in the long layout: a record per column */
+    for (int k = 0; k < r->nports; k++) long_rec(r, t, k, vals ? vals[k] : cdevs__sig_eval(&r->s[k], t));
+    return;
+  }
   if (r->rows == 0) r->first_t = t;
   r->rows++;
   if (r->mat) {
@@ -302,6 +369,8 @@ static void row_of(cdevs_results *r, double t, const double *vals) {
 
 static void row(cdevs_results *r, double t) { row_of(r, t, NULL); }
 
+static inline double max2(double a, double b) { return a > b ? a : b; }
+
 /* The accuracy of column k's values near v: its quantum. */
 static double quantum(const cdevs_results *r, double v) {
   double q = r->rel * fabs(v);
@@ -313,14 +382,17 @@ static double quantum(const cdevs_results *r, double v) {
  * discrete's change: the row before the event, as Modelica tools write it). */
 static void finish_instant(cdevs_results *r) {
   if (r->faithful && r->left) {
+    int jump = 0;
     for (int k = 0; k < r->nports; k++) {
-      double v = cdevs__sig_eval(&r->s[k], r->row_t);
-      if (fabs(v - r->left[k]) > 4.0 * quantum(r, r->left[k])) {
-        row_of(r, r->row_t, r->left);
-        r->limits++;
-        break;
-      }
+      double v = r->cur[k] = cdevs__sig_eval(&r->s[k], r->row_t);
+      jump |= fabs(v - r->left[k]) > 4.0 * quantum(r, r->left[k]);
     }
+    if (jump) {
+      row_of(r, r->row_t, r->left);
+      r->limits++;
+    }
+    row_of(r, r->row_t, r->cur);
+    return;
   }
   row(r, r->row_t);
 }
@@ -339,11 +411,11 @@ static void sample_between(cdevs_results *r, double a, double b) {
     double ca[4], cb[4];
     cdevs__sig_at(sg, a, ca);
     cdevs__sig_at(sg, b, cb);
-    double p2 = fmax(fabs(2.0 * ca[2]), sg->order > 2 ? fabs(2.0 * cb[2]) : 0.0);
+    double p2 = max2(fabs(2.0 * ca[2]), sg->order > 2 ? fabs(2.0 * cb[2]) : 0.0);
     /* A quantum at the larger end, or a thousandth of the column's scale (below a
      * pixel of any plot) where that is larger: a relative quantum of 1e-6 near a
      * bouncing ball's floor would sample every 0.1 ms (6 MB for bball.mo). */
-    double dq = fmax(fmax(quantum(r, ca[0]), quantum(r, cb[0])), 1e-3 * fmax(r->scale[k], fabs(ca[0])));
+    double dq = max2(max2(quantum(r, ca[0]), quantum(r, cb[0])), 1e-3 * max2(r->scale[k], fabs(ca[0])));
     if (p2 > 0.0 && dq > 0.0) h = fmin(h, sqrt(8.0 * dq / p2));
   }
   if (!(h < b - a)) return;
@@ -372,15 +444,167 @@ static void dense_until(cdevs_results *r, double t, int inclusive) {
   }
 }
 
+/* ---- the long layout's records: each column at its own changes --------------------- */
+
+static void heap_swap(cdevs_results *r, int i, int j) {
+  int a = r->heap[i], b = r->heap[j];
+  r->heap[i] = b, r->heap[j] = a;
+  r->hpos[b] = i, r->hpos[a] = j;
+}
+
+static void heap_up(cdevs_results *r, int i) {
+  while (i > 0) {
+    int p = (i - 1) / 2;
+    if (!(r->hkey[r->heap[i]] < r->hkey[r->heap[p]])) break;
+    heap_swap(r, i, p);
+    i = p;
+  }
+}
+
+static void heap_down(cdevs_results *r, int i) {
+  for (;;) {
+    int l = 2 * i + 1, m = i;
+    if (l < r->hn && r->hkey[r->heap[l]] < r->hkey[r->heap[m]]) m = l;
+    if (l + 1 < r->hn && r->hkey[r->heap[l + 1]] < r->hkey[r->heap[m]]) m = l + 1;
+    if (m == i) return;
+    heap_swap(r, i, m);
+    i = m;
+  }
+}
+
+/* Column c's next sample at key (INFINITY: none). */
+static void heap_set(cdevs_results *r, int c, double key) {
+  int i = r->hpos[c];
+  if (i < 0) {
+    if (!(key < INFINITY)) return;
+    i = r->hn++;
+    r->heap[i] = c, r->hpos[c] = i;
+    r->hkey[c] = key;
+    heap_up(r, i);
+    return;
+  }
+  if (!(key < INFINITY)) { /* removed: the last entry takes its place */
+    int last = --r->hn;
+    r->hpos[c] = -1;
+    if (i != last) {
+      int moved = r->heap[last];
+      r->heap[i] = moved, r->hpos[moved] = i;
+      heap_up(r, i);
+      heap_down(r, r->hpos[moved]);
+    }
+    return;
+  }
+  double old = r->hkey[c];
+  r->hkey[c] = key;
+  if (key < old)
+    heap_up(r, i);
+  else
+    heap_down(r, i);
+}
+
+/* Faithful: the time after s where column c's polynomial p next needs a sample, so
+ * that straight lines through its samples stay within a quantum of it: over h its
+ * chord deviates by at most h^2/8 max|p2|, with |p2| <= |p2(s)| + |p3| h there (p2,
+ * p3: its second and third derivatives); half of the quantum for each term.
+ * INFINITY for a line or a constant. */
+static double next_sample(const cdevs_results *r, int c, double s) {
+  const series *sg = &r->s[c];
+  if (sg->order < 2) return INFINITY;
+  double cs[4];
+  cdevs__sig_at(sg, s, cs);
+  double p2 = fabs(2.0 * cs[2]), p3 = sg->order > 2 ? fabs(6.0 * cs[3]) : 0.0;
+  double dq = max2(quantum(r, cs[0]), 1e-3 * max2(r->scale[c], fabs(cs[0])));
+  double h = INFINITY;
+  if (p2 > 0.0) h = sqrt(4.0 * dq / p2);
+  if (p3 > 0.0) h = fmin(h, cbrt(4.0 * dq / p3));
+  return s + h > s ? s + h : INFINITY;
+}
+
+/* Faithful: every column's samples before t, in time order (at most 10,000 for one
+ * polynomial). */
+static void long_samples_until(cdevs_results *r, double t) {
+  while (r->hn > 0) {
+    int c = r->heap[0];
+    double ts = r->hkey[c];
+    if (!(ts < t)) break;
+    long_rec(r, ts, c, cdevs__sig_eval(&r->s[c], ts));
+    r->samples++;
+    heap_set(r, c, ++r->nsamp[c] < 10000 ? next_sample(r, c, ts) : INFINITY);
+  }
+}
+
+/* The instant row_t is complete: the records of the columns that changed at it (after
+ * a left limit where one jumped), and, faithful, their first samples scheduled. */
+static void long_instant(cdevs_results *r) {
+  for (int i = 0; i < r->npend; i++) {
+    int c = r->plist[i];
+    double v = cdevs__sig_eval(&r->s[c], r->row_t);
+    if (r->faithful && fabs(v - r->left[c]) > 4.0 * quantum(r, r->left[c])) {
+      long_rec(r, r->row_t, c, r->left[c]);
+      r->limits++;
+    }
+    long_rec(r, r->row_t, c, v);
+    r->pending[c] = 0;
+    if (r->faithful) {
+      r->nsamp[c] = 0;
+      heap_set(r, c, next_sample(r, c, r->row_t));
+    }
+  }
+  r->npend = 0;
+}
+
+static void long_output(cdevs_results *r, double t, int col, const cdevs_value *v) {
+  if (!isnan(r->row_t) && t != r->row_t) {
+    long_instant(r);
+    if (r->faithful) long_samples_until(r, t);
+  }
+  if (!r->pending[col]) {
+    r->pending[col] = 1;
+    r->plist[r->npend++] = col;
+    if (r->faithful) r->left[col] = isnan(r->last_row[col]) ? NAN : cdevs__sig_eval(&r->s[col], t);
+  }
+  r->row_t = t;
+  cdevs__sig_set(&r->s[col], v, t);
+}
+
+static void long_finish(cdevs_results *r, double t_end) {
+  if (isnan(r->row_t)) return;
+  long_instant(r);
+  if (r->faithful) long_samples_until(r, t_end);
+  for (int c = 0; c < r->nports; c++) /* the state at the stop time */
+    if (!(r->last_row[c] >= t_end)) long_rec(r, t_end, c, cdevs__sig_eval(&r->s[c], t_end));
+}
+
+static uint32_t hash_key(uint64_t key) {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdu;
+  key ^= key >> 33;
+  return (uint32_t)key;
+}
+
+/* The first column following (atomic, port), or -1. */
+static int column_of(const cdevs_results *r, uint32_t atomic, int port) {
+  uint64_t key = ((uint64_t)atomic << 32 | (uint32_t)port) + 1; /* 0: an empty slot */
+  for (uint32_t i = hash_key(key) & r->hmask;; i = (i + 1) & r->hmask) {
+    if (r->hkeys[i] == key) return r->hcols[i];
+    if (r->hkeys[i] == 0) return -1;
+  }
+}
+
 static void on_output(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
   cdevs_results *r = ud;
   /* Column `port` first: an equation model's outputs are its system's ports 0, 1, …
    * in column order, so this finds them without scanning every column per event. */
   int col = -1;
-  if (port >= 0 && port < r->nports && r->src_atomic[port] == atomic && r->src_port[port] == port) col = port;
-  for (int k = 0; col < 0 && k < r->nports; k++)
-    if (r->src_atomic[k] == atomic && r->src_port[k] == port) col = k;
+  if (port >= 0 && port < r->nports && r->src_atomic[port] == atomic && r->src_port[port] == port)
+    col = port;
+  else
+    col = column_of(r, atomic, port);
   if (col < 0) return;
+  if (r->layout_long && r->step == 0.0) {
+    for (; col >= 0; col = r->same_next[col]) long_output(r, t, col, v);
+    return;
+  }
   if (r->step > 0.0) {
     dense_until(r, t, 0);
   } else if (!isnan(r->row_t) && t != r->row_t) {
@@ -393,14 +617,15 @@ static void on_output(void *ud, double t, uint32_t atomic, int port, const cdevs
     }
   }
   r->row_t = t;
-  cdevs__sig_set(&r->s[col], v, t);
+  for (; col >= 0; col = r->same_next[col]) cdevs__sig_set(&r->s[col], v, t);
 }
 
 static void free_results(cdevs_results *r) {
   int e = errno;
   for (int k = 0; r->names && k < r->nports; k++) free(r->names[k]);
-  free(r->names), free(r->src_atomic), free(r->src_port), free(r->rowbuf), free(r->left), free(r->scale);
-  free(r->s), free(r->ob), free(r);
+  free(r->names), free(r->src_atomic), free(r->src_port), free(r->rowbuf), free(r->left), free(r->cur), free(r->scale);
+  free(r->s), free(r->ob), free(r->hkeys), free(r->hcols), free(r->same_next), free(r->last_row);
+  free(r->pending), free(r->plist), free(r->nsamp), free(r->heap), free(r->hpos), free(r->hkey), free(r);
   errno = e;
 }
 
@@ -441,7 +666,14 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
   r->names = calloc(n ? n : 1, sizeof *r->names);
   r->rowbuf = calloc(n + 1, sizeof *r->rowbuf);
   r->ob = malloc(OB_CAP);
-  if (!r->s || !r->src_atomic || !r->src_port || !r->names || !r->rowbuf || !r->ob) {
+  uint32_t hcap = 16;
+  while (hcap < 2 * n) hcap *= 2;
+  r->hmask = hcap - 1;
+  r->hkeys = calloc(hcap, sizeof *r->hkeys);
+  r->hcols = calloc(hcap, sizeof *r->hcols);
+  r->same_next = calloc(n ? n : 1, sizeof *r->same_next);
+  if (!r->s || !r->src_atomic || !r->src_port || !r->names || !r->rowbuf || !r->ob || !r->hkeys || !r->hcols ||
+      !r->same_next) {
     free_results(r);
     return CDEVS_ENOMEM;
   }
@@ -452,6 +684,21 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
     }
     r->src_atomic[k] = cdevs_sim_atomic_id(sim, atomics[k]);
     r->src_port[k] = ports[k];
+    /* The hash finds the first column of (atomic, port); the others follow it. */
+    r->same_next[k] = -1;
+    uint64_t key = ((uint64_t)r->src_atomic[k] << 32 | (uint32_t)ports[k]) + 1;
+    for (uint32_t i = hash_key(key) & r->hmask;; i = (i + 1) & r->hmask) {
+      if (r->hkeys[i] == 0) {
+        r->hkeys[i] = key, r->hcols[i] = (int)k;
+        break;
+      }
+      if (r->hkeys[i] == key) {
+        int c = r->hcols[i];
+        while (r->same_next[c] >= 0) c = r->same_next[c];
+        r->same_next[c] = (int)k;
+        break;
+      }
+    }
     const char *nm = names && names[k] ? names[k] : cdevs_port_name(atomics[k], CDEVS_OUT, ports[k]);
     if (!(r->names[k] = dup_str(nm ? nm : "?"))) {
       free_results(r);
@@ -468,13 +715,6 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
   r->f = cdevs_results_file_stream(r->file);
   if (r->mat) {
     if (mat_begin(r)) st = CDEVS_EIO;
-  } else {
-    fputs("time", r->f);
-    for (int p = 0; p < r->nports; p++) {
-      fputc(',', r->f);
-      csv_field(r->f, r->names[p]);
-    }
-    fputc('\n', r->f);
   }
   r->obs.output = on_output;
   if (!st) st = cdevs_sim_observe(sim, &r->obs, r);
@@ -514,8 +754,27 @@ cdevs_status cdevs_results_set_accuracy(cdevs_results *r, double rel, double abs
   size_t n = r->nports ? (size_t)r->nports : 1;
   if (!r->left && !(r->left = calloc(n, sizeof *r->left))) return CDEVS_ENOMEM;
   if (!r->scale && !(r->scale = calloc(n, sizeof *r->scale))) return CDEVS_ENOMEM;
+  if (!r->cur && !(r->cur = calloc(n, sizeof *r->cur))) return CDEVS_ENOMEM;
   r->rel = rel, r->abs_tol = abs_tol, r->faithful = 1;
   for (int k = 0; k < r->nports; k++) r->left[k] = NAN; /* no jump before the first instant */
+  return CDEVS_OK;
+}
+
+cdevs_status cdevs_results_set_layout(cdevs_results *r, cdevs_results_layout layout) {
+  if (!r || r->rows || r->header_done || (layout != CDEVS_RESULTS_WIDE && layout != CDEVS_RESULTS_LONG) ||
+      (r->mat && layout == CDEVS_RESULTS_LONG))
+    return CDEVS_EINVAL;
+  r->layout_long = layout == CDEVS_RESULTS_LONG;
+  if (!r->layout_long) return CDEVS_OK;
+  size_t n = r->nports ? (size_t)r->nports : 1;
+  if (!r->last_row && !(r->last_row = malloc(n * sizeof *r->last_row))) return CDEVS_ENOMEM;
+  if (!r->pending && !(r->pending = calloc(n, 1))) return CDEVS_ENOMEM;
+  if (!r->plist && !(r->plist = calloc(n, sizeof *r->plist))) return CDEVS_ENOMEM;
+  if (!r->nsamp && !(r->nsamp = calloc(n, sizeof *r->nsamp))) return CDEVS_ENOMEM;
+  if (!r->heap && !(r->heap = calloc(n, sizeof *r->heap))) return CDEVS_ENOMEM;
+  if (!r->hpos && !(r->hpos = malloc(n * sizeof *r->hpos))) return CDEVS_ENOMEM;
+  if (!r->hkey && !(r->hkey = calloc(n, sizeof *r->hkey))) return CDEVS_ENOMEM;
+  for (int k = 0; k < r->nports; k++) r->last_row[k] = NAN, r->hpos[k] = -1;
   return CDEVS_OK;
 }
 
@@ -617,6 +876,8 @@ void cdevs_results_finish(cdevs_results *r, double t_end) {
   cdevs_sim_unobserve(r->sim, &r->obs, r);
   if (r->step > 0.0) {
     dense_until(r, t_end, 1);
+  } else if (r->layout_long) {
+    long_finish(r, t_end);
   } else if (!isnan(r->row_t)) {
     if (r->faithful) {
       finish_instant(r);
@@ -637,6 +898,7 @@ cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
     cdevs_sim_unobserve(r->sim, &r->obs, r);
   }
   int e = 0;
+  if (ok && !r->header_done) header(r);
   if (ok) ob_flush(r);
   if (ok && r->failed) e = r->failed;
   if (ok && !e && r->mat && mat_finish(r, t_end)) e = errno;
