@@ -1301,6 +1301,52 @@ static void test_long_layout(void) {
   CHECK(n < 40 * ntimes / 10);
 }
 
+/* The writer thread (cdevs_results_set_thread) changes where the text is made, not the
+ * text: bball.mo's faithful wide rows and 40 decays in the long layout, each written
+ * with and without it, give byte-identical files. */
+static int file_bytes(const char *path, char **out, long *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  fseek(f, 0, SEEK_END);
+  *n = ftell(f);
+  rewind(f);
+  *out = malloc((size_t)*n + 1);
+  int ok = *out && fread(*out, 1, (size_t)*n, f) == (size_t)*n;
+  fclose(f);
+  return ok ? 0 : -1;
+}
+
+static void write_case(int thread, int layout, const char *path) {
+  run r;
+  const char *decays = "model m\n  Real x[40](each start = 1);\nequation\n  for i in 1:40 loop\n"
+                       "    der(x[i]) = -0.1 * i * x[i];\n  end for;\nend m;\n";
+  if (layout == CDEVS_RESULTS_WIDE ? run_open(&r, "bball/bball.mo") : run_text(&r, decays, CDEVS_QSS2, 1e-4, 1e-6))
+    return;
+  cdevs_results *res = NULL;
+  if (CHECK_RUN(cdevs_results_open(r.sim, r.m, path, 0.0, &res)) &&
+      CHECK_RUN(cdevs_results_set_accuracy(res, 1e-6, 1e-9)) && CHECK_RUN(cdevs_results_set_layout(res, layout)) &&
+      CHECK_RUN(cdevs_results_set_thread(res, thread)) && run_to(&r, 10.0))
+    CHECK_RUN(cdevs_results_close(res, 10.0, 1));
+  else
+    cdevs_results_close(res, 0.0, 0);
+  run_close(&r);
+}
+
+static void test_writer_thread(void) {
+  for (int layout = CDEVS_RESULTS_WIDE; layout <= CDEVS_RESULTS_LONG; layout++) {
+    write_case(0, layout, "test_mo_nothread.csv");
+    write_case(1, layout, "test_mo_thread.csv");
+    char *a = NULL, *b = NULL;
+    long na = 0, nb = 0;
+    CHECK(file_bytes("test_mo_nothread.csv", &a, &na) == 0 && file_bytes("test_mo_thread.csv", &b, &nb) == 0);
+    CHECK(a && b && na > 1000 && na == nb && memcmp(a, b, (size_t)na) == 0);
+    printf("writer thread, %s layout: %ld bytes either way, identical: %s\n", layout ? "long" : "wide", na,
+           a && b && na == nb && memcmp(a, b, (size_t)na) == 0 ? "yes" : "NO");
+    free(a), free(b);
+    remove("test_mo_nothread.csv"), remove("test_mo_thread.csv");
+  }
+}
+
 /* Robertson's stiff chemistry under LIQSS2 at 1e-6/1e-10 to t = 1e5 (its StopTime,
  * LIQSS2's horizon). It stalled at t = 131.3 ("more than 1000000 transitions at one
  * instant (an illegitimate model...)"): the "q is stale" rule of quantizer.c acted on
@@ -1340,6 +1386,7 @@ static void test_stall_named(void) {
 int main(void) {
   test_nested_when_and_powers();
   test_long_layout();
+  test_writer_thread();
   test_start_functions();
   test_derivative_refresh();
   test_time_refresh(CDEVS_QSS1);

@@ -77,6 +77,14 @@ void cdevs_results_counts(const cdevs_results *r, uint64_t *samples, uint64_t *l
 typedef enum { CDEVS_RESULTS_WIDE = 0, CDEVS_RESULTS_LONG = 1 } cdevs_results_layout;
 cdevs_status cdevs_results_set_layout(cdevs_results *r, cdevs_results_layout layout);
 
+/* on = 1: CSV text is formatted and written by a thread of its own: the simulation
+ * makes the rows (left limits, samples) and hands their values over in chunks of
+ * 16 KB, waiting only when eight are queued, so formatting and writing overlap the
+ * simulation on a second core. The file is byte-identical either way. Before the
+ * first row; not for MAT (nothing to format) or for wide rows of more than 255 columns
+ * (written in this thread). */
+cdevs_status cdevs_results_set_thread(cdevs_results *r, int on);
+
 /*
  * Whether a result file could be written at path, without writing anything: its
  * directory (after following symbolic links) exists and is writable, and path is

@@ -400,6 +400,10 @@ int cli_run(int argc, char **argv) {
     /* A wide table of many variables is mostly repeats (one changes at a time). */
     if (layout < 0) layout = step == 0.0 && no > 16 && !strcmp(strrchr(out, '.'), ".csv");
     if (!st && layout == CDEVS_RESULTS_LONG) st = cdevs_results_set_layout(res, CDEVS_RESULTS_LONG);
+    /* CSV text formatted on a second core while the model runs (the same bytes);
+     * CDEVS_WRITER_THREAD=0 keeps it in this thread (to measure what it gains). */
+    const char *wt = getenv("CDEVS_WRITER_THREAD");
+    if (!st && sysconf(_SC_NPROCESSORS_ONLN) > 1 && !(wt && !strcmp(wt, "0"))) (void)cdevs_results_set_thread(res, 1);
     if (st)
       fprintf(stderr, "cdevs run: cannot write %s: %s\n", out,
               st == CDEVS_EIO ? strerror(errno) : cdevs_strerror(st));

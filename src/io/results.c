@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,7 +253,21 @@ struct cdevs_results {
   /* Faithful long layout: each column's next sample, in a binary min-heap. */
   int *heap, *hpos, hn;
   double *hkey;
+  /* The writer thread (cdevs_results_set_thread): the observer fills chunks of raw
+   * values (a wide row's 1 + nports doubles, or a long record's time, column and
+   * value), the thread formats them in order; between the thread's start and its join
+   * only it touches f, ob and olen. */
+  int want_thread, threaded;
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  double *chunk[8];
+  size_t fill[8];
+  int prod, cons, queued, ending;
 };
+
+enum { CHUNK_DOUBLES = 2048, CHUNKS = 8 };
+_Static_assert(CHUNKS == sizeof ((cdevs_results *)0)->fill / sizeof(size_t), "the chunk arrays"); /* 16 KB: the thread starts formatting early in a short run */
 
 enum { OB_CAP = 1 << 18 };
 
@@ -310,14 +325,8 @@ static void header(cdevs_results *r) {
   fputc('\n', r->f);
 }
 
-/* Long layout: one record, column c's value v at t. */
-static void long_rec(cdevs_results *r, double t, int c, double v) {
-  if (!r->header_done) header(r);
-  if (r->rows == 0) r->first_t = t;
-  r->rows++;
-  if (!isfinite(v)) note_bad(r, c, t, v);
-  if (r->scale && fabs(v) > r->scale[c]) r->scale[c] = fabs(v);
-  r->last_row[c] = t;
+/* The text of a long record. */
+static void fmt_long(cdevs_results *r, double t, int c, double v) {
   ob_num(r, 0, t);
   const char *nm = r->names[c];
   size_t len = strlen(nm);
@@ -336,9 +345,120 @@ static void long_rec(cdevs_results *r, double t, int c, double v) {
   r->olen++;
 }
 
+/* The text of a wide row: p[0] the time, then the columns' values. */
+static void fmt_wide(cdevs_results *r, const double *p) {
+  ob_num(r, 0, p[0]);
+  for (int k = 0; k < r->nports; k++) ob_num(r, ',', p[1 + k]);
+  *ob_room(r, 1) = '\n';
+  r->olen++;
+}
+
+static void *writer_main(void *arg) {
+  cdevs_results *r = arg;
+  pthread_mutex_lock(&r->mu);
+  for (;;) {
+    while (!r->queued && !r->ending) pthread_cond_wait(&r->cv, &r->mu);
+    if (!r->queued) break;
+    const double *d = r->chunk[r->cons];
+    size_t n = r->fill[r->cons];
+    pthread_mutex_unlock(&r->mu);
+    if (r->layout_long) {
+      for (size_t i = 0; i + 3 <= n; i += 3) fmt_long(r, d[i], (int)d[i + 1], d[i + 2]);
+    } else {
+      size_t w = 1 + (size_t)r->nports;
+      for (size_t i = 0; i + w <= n; i += w) fmt_wide(r, d + i);
+    }
+    pthread_mutex_lock(&r->mu);
+    r->cons = (r->cons + 1) % CHUNKS;
+    r->queued--;
+    pthread_cond_signal(&r->cv);
+  }
+  pthread_mutex_unlock(&r->mu);
+  return NULL;
+}
+
+/* Hands the filled chunk to the thread and waits for a free one. */
+static void chunk_pass(cdevs_results *r) {
+  pthread_mutex_lock(&r->mu);
+  r->queued++;
+  r->prod = (r->prod + 1) % CHUNKS;
+  pthread_cond_signal(&r->cv);
+  while (r->queued == CHUNKS) pthread_cond_wait(&r->cv, &r->mu);
+  r->fill[r->prod] = 0;
+  pthread_mutex_unlock(&r->mu);
+}
+
+/* Room for n doubles in the producer's chunk. */
+static inline double *chunk_room(cdevs_results *r, size_t n) {
+  if (r->fill[r->prod] + n > CHUNK_DOUBLES) chunk_pass(r);
+  double *p = r->chunk[r->prod] + r->fill[r->prod];
+  r->fill[r->prod] += n;
+  return p;
+}
+
+/* Starts the writer thread (after the header): 0, or -1 to write in this thread. */
+static int writer_start(cdevs_results *r) {
+  for (int i = 0; i < CHUNKS; i++) {
+    if (!(r->chunk[i] = malloc(CHUNK_DOUBLES * sizeof(double)))) return -1;
+    r->fill[i] = 0;
+  }
+  if (pthread_mutex_init(&r->mu, NULL)) return -1;
+  if (pthread_cond_init(&r->cv, NULL)) {
+    pthread_mutex_destroy(&r->mu);
+    return -1;
+  }
+  if (pthread_create(&r->thread, NULL, writer_main, r)) {
+    pthread_cond_destroy(&r->cv);
+    pthread_mutex_destroy(&r->mu);
+    return -1;
+  }
+  r->threaded = 1;
+  return 0;
+}
+
+/* Everything handed over is written; the thread is gone and this one writes again. */
+static void writer_stop(cdevs_results *r) {
+  if (!r->threaded) return;
+  pthread_mutex_lock(&r->mu);
+  if (r->fill[r->prod]) r->queued++, r->prod = (r->prod + 1) % CHUNKS;
+  r->ending = 1;
+  pthread_cond_signal(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+  pthread_join(r->thread, NULL);
+  pthread_cond_destroy(&r->cv);
+  pthread_mutex_destroy(&r->mu);
+  r->threaded = 0;
+}
+
+/* Before the first row: the header, and the thread if asked for and worth it. */
+static void first_row(cdevs_results *r) {
+  header(r);
+  /* A wide row must fit a chunk several times over; MAT needs no formatting. */
+  if (r->want_thread && !r->mat && (r->layout_long || (size_t)r->nports + 1 <= CHUNK_DOUBLES / 8)) {
+    ob_flush(r);
+    if (fflush(r->f) == 0) (void)writer_start(r);
+  }
+}
+
+/* Long layout: one record, column c's value v at t. */
+static void long_rec(cdevs_results *r, double t, int c, double v) {
+  if (!r->header_done) first_row(r);
+  if (r->rows == 0) r->first_t = t;
+  r->rows++;
+  if (!isfinite(v)) note_bad(r, c, t, v);
+  if (r->scale && fabs(v) > r->scale[c]) r->scale[c] = fabs(v);
+  r->last_row[c] = t;
+  if (r->threaded) {
+    double *p = chunk_room(r, 3);
+    p[0] = t, p[1] = (double)c, p[2] = v;
+    return;
+  }
+  fmt_long(r, t, c, v);
+}
+
 /* A row at t: the series' values, or vals[] when given (left limits). */
 static void row_of(cdevs_results *r, double t, const double *vals) {
-  if (!r->header_done) header(r);
+  if (!r->header_done) first_row(r);
   if (r->layout_long) { /* dense rows in the long layout: a record per column */
     for (int k = 0; k < r->nports; k++) long_rec(r, t, k, vals ? vals[k] : cdevs__sig_eval(&r->s[k], t));
     return;
@@ -356,15 +476,14 @@ static void row_of(cdevs_results *r, double t, const double *vals) {
     ob_bytes(r, p, (1 + (size_t)r->nports) * sizeof *p);
     return;
   }
-  ob_num(r, 0, t);
-  for (int p = 0; p < r->nports; p++) {
-    double v = vals ? vals[p] : cdevs__sig_eval(&r->s[p], t);
-    if (!isfinite(v)) note_bad(r, p, t, v);
-    if (r->scale && fabs(v) > r->scale[p]) r->scale[p] = fabs(v);
-    ob_num(r, ',', v);
+  double *p = r->threaded ? chunk_room(r, 1 + (size_t)r->nports) : r->rowbuf;
+  p[0] = t;
+  for (int k = 0; k < r->nports; k++) {
+    double v = p[1 + k] = vals ? vals[k] : cdevs__sig_eval(&r->s[k], t);
+    if (!isfinite(v)) note_bad(r, k, t, v);
+    if (r->scale && fabs(v) > r->scale[k]) r->scale[k] = fabs(v);
   }
-  *ob_room(r, 1) = '\n';
-  r->olen++;
+  if (!r->threaded) fmt_wide(r, p);
 }
 
 static void row(cdevs_results *r, double t) { row_of(r, t, NULL); }
@@ -402,20 +521,23 @@ static void finish_instant(cdevs_results *r) {
  * polynomial: a polynomial p deviates from its chord over h by at most h²/8 max|p''|
  * (p'' of a cubic is linear: its largest size is at an end). At most 10,000 rows per
  * interval. */
-static void sample_between(cdevs_results *r, double a, double b) {
+static void sample_between(cdevs_results *r, double a, double b, const double *va, const double *vb) {
   if (!(b > a) || !isfinite(b)) return;
   double h = INFINITY;
   for (int k = 0; k < r->nports; k++) {
     const series *sg = &r->s[k];
     if (sg->order < 2) continue;
-    double ca[4], cb[4];
-    cdevs__sig_at(sg, a, ca);
-    cdevs__sig_at(sg, b, cb);
-    double p2 = max2(fabs(2.0 * ca[2]), sg->order > 2 ? fabs(2.0 * cb[2]) : 0.0);
+    /* p'' at both ends (of a quadratic: constant), and p at both ends, given or not. */
+    double da = a - sg->t, db = b - sg->t;
+    double p2a = 2.0 * sg->c[2], p2b = p2a;
+    if (sg->order > 2) p2a += 6.0 * sg->c[3] * da, p2b += 6.0 * sg->c[3] * db;
+    double p2 = max2(fabs(p2a), fabs(p2b));
+    double pa = va ? va[k] : cdevs_taylor_eval(sg->c, sg->order, da);
+    double pb = vb ? vb[k] : cdevs_taylor_eval(sg->c, sg->order, db);
     /* A quantum at the larger end, or a thousandth of the column's scale (below a
      * pixel of any plot) where that is larger: a relative quantum of 1e-6 near a
      * bouncing ball's floor would sample every 0.1 ms (6 MB for bball.mo). */
-    double dq = max2(max2(quantum(r, ca[0]), quantum(r, cb[0])), 1e-3 * max2(r->scale[k], fabs(ca[0])));
+    double dq = max2(max2(quantum(r, pa), quantum(r, pb)), 1e-3 * max2(r->scale[k], fabs(pa)));
     if (p2 > 0.0 && dq > 0.0) h = fmin(h, sqrt(8.0 * dq / p2));
   }
   if (!(h < b - a)) return;
@@ -609,9 +731,9 @@ static void on_output(void *ud, double t, uint32_t atomic, int port, const cdevs
     dense_until(r, t, 0);
   } else if (!isnan(r->row_t) && t != r->row_t) {
     if (r->faithful) {
-      finish_instant(r);
-      sample_between(r, r->row_t, t);
-      take_left(r, t);
+      finish_instant(r); /* cur: the values at row_t */
+      take_left(r, t);   /* left: the values at t before its changes */
+      sample_between(r, r->row_t, t, r->cur, r->left);
     } else {
       row(r, r->row_t);
     }
@@ -625,7 +747,9 @@ static void free_results(cdevs_results *r) {
   for (int k = 0; r->names && k < r->nports; k++) free(r->names[k]);
   free(r->names), free(r->src_atomic), free(r->src_port), free(r->rowbuf), free(r->left), free(r->cur), free(r->scale);
   free(r->s), free(r->ob), free(r->hkeys), free(r->hcols), free(r->same_next), free(r->last_row);
-  free(r->pending), free(r->plist), free(r->nsamp), free(r->heap), free(r->hpos), free(r->hkey), free(r);
+  free(r->pending), free(r->plist), free(r->nsamp), free(r->heap), free(r->hpos), free(r->hkey);
+  for (int i = 0; i < CHUNKS; i++) free(r->chunk[i]);
+  free(r);
   errno = e;
 }
 
@@ -778,6 +902,12 @@ cdevs_status cdevs_results_set_layout(cdevs_results *r, cdevs_results_layout lay
   return CDEVS_OK;
 }
 
+cdevs_status cdevs_results_set_thread(cdevs_results *r, int on) {
+  if (!r || r->rows || r->header_done) return CDEVS_EINVAL;
+  r->want_thread = on != 0;
+  return CDEVS_OK;
+}
+
 int cdevs_results_bad_value(const cdevs_results *r, double *t, double *v, const char **column) {
   if (!r || r->bad_col < 0) return 0;
   *t = r->bad_t, *v = r->bad_v, *column = r->names[r->bad_col];
@@ -881,7 +1011,7 @@ void cdevs_results_finish(cdevs_results *r, double t_end) {
   } else if (!isnan(r->row_t)) {
     if (r->faithful) {
       finish_instant(r);
-      sample_between(r, r->row_t, t_end);
+      sample_between(r, r->row_t, t_end, r->cur, NULL);
     } else {
       row(r, r->row_t);
     }
@@ -897,6 +1027,7 @@ cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
     r->finished = 1;
     cdevs_sim_unobserve(r->sim, &r->obs, r);
   }
+  writer_stop(r);
   int e = 0;
   if (ok && !r->header_done) header(r);
   if (ok) ob_flush(r);
