@@ -4,9 +4,11 @@
 # Solver's own run of the same file (its simulation and saving; its C compilation
 # excluded), for each model's own MMO_Output ("own") and for every state ("all").
 # One line per model and output set:
-#   bench name=<model> outputs=own|all changes=N cdevs_csv_s=.. cdevs_mat_s=..
-#     cdevs_noout_s=.. write_share=.. csv_bytes=.. bytes_per_change=.. mat_bytes=..
-#     [base_csv_s=..] [qss_total_s=.. qss_sim_save_s=.. ratio=..]
+#   bench name=<model> outputs=own|all changes=N layout=wide|long cdevs_csv_s=..
+#     cdevs_mat_s=.. cdevs_noout_s=.. write_share=.. csv_bytes=.. bytes_per_change=..
+#     mat_bytes=.. [base_csv_s=..] [qss_total_s=.. qss_sim_save_s=.. ratio=..]
+# (MAT and CDEVS_BASE are skipped where the CSV is long: their wide tables would be
+# instants × variables.)
 # write_share = (csv − noout) / csv: the part of the run spent writing results;
 # ratio = cdevs_csv_s / qss_total_s, both whole-process wall times (fastest of REPS).
 # Then the formatter's throughput against glibc's %.17g (bench/format.c).
@@ -79,12 +81,15 @@ for m in "${models[@]}"; do
     if [ "$m" = c7 ]; then c7_file >"$d/src.mo"; else cp "$QSS_SOLVER_MODELS/$m.mo" "$d/src.mo"; fi
     if [ $set = all ]; then all_states <"$d/src.mo" >"$d/$name.mo"; else cp "$d/src.mo" "$d/$name.mo"; fi
     f="$d/$name.mo"
-    csv= mat= noout= base= qt= qss= changes=
+    csv= mat= noout= base= qt= qss= changes= wide=1
     for ((r = 0; r < reps; r++)); do
       csv=$(min "$csv" "$(wall build/cdevs run "$f" --quiet --out "$d/out.csv")")
-      mat=$(min "$mat" "$(wall build/cdevs run "$f" --quiet --out "$d/out.mat")")
+      # The long layout means many variables: a wide table of them (MAT, or an older
+      # build's CSV) would be instants × variables (spikings, all states: ~24 GB).
+      [ "$(head -1 "$d/out.csv")" = "time,variable,value" ] && wide=0
+      [ $wide = 1 ] && mat=$(min "$mat" "$(wall build/cdevs run "$f" --quiet --out "$d/out.mat")")
       noout=$(min "$noout" "$(wall build/cdevs run "$f" --quiet --no-out)")
-      [ -n "${CDEVS_BASE:-}" ] && base=$(min "$base" "$(wall "$CDEVS_BASE" run "$f" --quiet --out "$d/base.csv")")
+      [ $wide = 1 ] && [ -n "${CDEVS_BASE:-}" ] && base=$(min "$base" "$(wall "$CDEVS_BASE" run "$f" --quiet --out "$d/base.csv")")
       if [ -n "${QSS_SOLVER_RUN:-}" ]; then
         out=$($QSS_SOLVER_RUN "$f" 2>&1 | tail -1)
         qt=$(min "$qt" "$(sed -n 's/.*total_ms=\([0-9.]*\).*/\1/p' <<<"$out" | awk '{ printf "%.6f", $1 / 1000 }')")
@@ -95,13 +100,15 @@ for m in "${models[@]}"; do
     done
     s=$(build/cdevs run "$f" --no-out 2>&1 | sed -n 's/^summary: //p')
     changes=$(awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "transitions" || kv[1] == "zero_crossings") n += kv[2] } } END { print n + 0 }' <<<"$s")
-    cb=$(stat -c %s "$d/out.csv") mb=$(stat -c %s "$d/out.mat")
-    line="bench name=$name outputs=$set changes=$changes cdevs_csv_s=$csv cdevs_mat_s=$mat cdevs_noout_s=$noout"
+    cb=$(stat -c %s "$d/out.csv") mb=$([ $wide = 1 ] && stat -c %s "$d/out.mat" || echo skipped)
+    line="bench name=$name outputs=$set changes=$changes layout=$([ $wide = 1 ] && echo wide || echo long)"
+    line+=" cdevs_csv_s=$csv cdevs_mat_s=${mat:-skipped} cdevs_noout_s=$noout"
     line+=" $(awk -v c="$csv" -v n="$noout" -v b="$cb" -v k="$changes" 'BEGIN { printf "write_share=%.3f csv_bytes=%d bytes_per_change=%.1f", (c - n) / c, b, k ? b / k : 0 }')"
     line+=" mat_bytes=$mb"
     [ -n "$base" ] && line+=" base_csv_s=$base"
     [ -n "$qt" ] && line+=" qss_total_s=$qt qss_sim_save_s=$qss $(awk -v c="$csv" -v q="$qt" 'BEGIN { printf "ratio=%.2f", c / q }')"
     echo "$line"
+    rm -rf "$d"
   done
 done
 build/bench_format $([ $quick = 1 ] && echo 100000)
