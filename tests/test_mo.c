@@ -1146,6 +1146,36 @@ static double bball_y(double t) {
   }
 }
 
+/* Of bball's first 12 impacts, how many have a left limit (v = -v_k) followed by a
+ * right limit (v = +e·v_k) at one time, among the (t, v) points. */
+static int bball_limit_pairs(const double *t, const double *v, int n) {
+  int pairs = 0;
+  for (int k = 1; k <= 12; k++) {
+    double tk, vk;
+    bball_impact(k, &tk, &vk);
+    for (int i = 0; i + 1 < n; i++)
+      if (t[i] == t[i + 1] && fabs(t[i] - tk) < 1e-6 && fabs(v[i] + vk) < 1e-3 * vk &&
+          fabs(v[i + 1] - 0.8 * vk) < 1e-3 * vk) {
+        pairs++;
+        break;
+      }
+  }
+  return pairs;
+}
+
+/* The largest distance between the straight lines through the (t, y) points and the
+ * exact height, at the midpoints (not across an impact's points). */
+static double bball_worst_midpoint(const double *t, const double *y, int n) {
+  double worst = 0;
+  for (int i = 0; i + 1 < n; i++) {
+    if (t[i + 1] - t[i] < 1e-3) continue;
+    double tm = 0.5 * (t[i] + t[i + 1]);
+    double err = fabs(0.5 * (y[i] + y[i + 1]) - bball_y(tm));
+    if (err > worst) worst = err;
+  }
+  return worst;
+}
+
 /* The default (faithful) result file of bball.mo: at each impact a row of left
  * limits (v = -v_k) and one of right limits (v = +e·v_k) at the same time, and rows
  * between such that straight lines through them stay within 1e-3 of the 10 m scale
@@ -1172,24 +1202,8 @@ static void test_faithful_rows(void) {
   while (n < 4096 && fscanf(f, "%lf,%lf,%lf", &t[n], &y[n], &v[n]) == 3) n++;
   fclose(f);
   remove(path);
-  int pairs = 0;
-  for (int k = 1; k <= 12; k++) {
-    double tk, vk;
-    bball_impact(k, &tk, &vk);
-    for (int i = 0; i + 1 < n; i++)
-      if (t[i] == t[i + 1] && fabs(t[i] - tk) < 1e-6 && fabs(v[i] + vk) < 1e-3 * vk &&
-          fabs(v[i + 1] - 0.8 * vk) < 1e-3 * vk) {
-        pairs++;
-        break;
-      }
-  }
-  double worst = 0;
-  for (int i = 0; i + 1 < n; i++) {
-    if (t[i + 1] - t[i] < 1e-3) continue; /* across an impact's rows */
-    double tm = 0.5 * (t[i] + t[i + 1]);
-    double err = fabs(0.5 * (y[i] + y[i + 1]) - bball_y(tm));
-    if (err > worst) worst = err;
-  }
+  int pairs = bball_limit_pairs(t, v, n);
+  double worst = bball_worst_midpoint(t, y, n);
   printf("faithful bball.csv: %d rows, %d impacts with left and right limits, worst midpoint error %.3g m\n", n,
          pairs, worst);
   CHECK_EQ_INT(pairs, 12);
@@ -1252,24 +1266,8 @@ static void test_long_layout(void) {
   int ny, nv;
   int n = read_long(path, "y", ty, y, &ny, "v", tv, v, &nv, 8192, NULL, NULL);
   remove(path);
-  int pairs = 0;
-  for (int k = 1; k <= 12; k++) {
-    double tk, vk;
-    bball_impact(k, &tk, &vk);
-    for (int i = 0; i + 1 < nv; i++)
-      if (tv[i] == tv[i + 1] && fabs(tv[i] - tk) < 1e-6 && fabs(v[i] + vk) < 1e-3 * vk &&
-          fabs(v[i + 1] - 0.8 * vk) < 1e-3 * vk) {
-        pairs++;
-        break;
-      }
-  }
-  double worst = 0;
-  for (int i = 0; i + 1 < ny; i++) {
-    if (ty[i + 1] - ty[i] < 1e-3) continue; /* across an impact */
-    double tm = 0.5 * (ty[i] + ty[i + 1]);
-    double err = fabs(0.5 * (y[i] + y[i + 1]) - bball_y(tm));
-    if (err > worst) worst = err;
-  }
+  int pairs = bball_limit_pairs(tv, v, nv);
+  double worst = bball_worst_midpoint(ty, y, ny);
   printf("long bball.csv: %d records (y %d, v %d), %d impacts with left and right limits, worst midpoint error "
          "%.3g m\n", n, ny, nv, pairs, worst);
   CHECK_EQ_INT(pairs, 12);
