@@ -233,7 +233,8 @@ extern const cdevs_atomic_ops cdevs_sampler_ops;
  * Recorder: inputs "u0".."u(n-1)". With step = 0 it records a row at every input
  * event (the values of all inputs at that time); with step > 0 it samples the inputs'
  * polynomials at t0, t0 + step, … up to t_stop (dense output). Rows stay in memory
- * until written with cdevs_recorder_write_csv.
+ * until written with cdevs_recorder_write (into a cdevs_results_file, results.h, for
+ * a file that is whole or absent).
  */
 typedef struct cdevs_recorder_params {
   int n; /* 1..8 */
@@ -246,11 +247,6 @@ size_t cdevs_recorder_rows(const void *state);
 double cdevs_recorder_row(const void *state, size_t i, double *v);
 /* Writes "time,<names…>" and the rows to f; names may be NULL (u0, u1, …). */
 cdevs_status cdevs_recorder_write(const void *state, FILE *f, const char *const *names);
-/* The same into path, through path.part renamed at the end (cdevs_results_file_open
- * in results.h gives a unique temporary name and follows links: the command uses it
- * with cdevs_recorder_write). */
-cdevs_status cdevs_recorder_write_csv(const void *state, const char *path,
-                                      const char *const *names);
 
 /* Event counter: counts the events arriving on "u". */
 extern const cdevs_atomic_ops cdevs_counter_ops;

@@ -60,8 +60,6 @@ cdevs_status cdevs_results_set_accuracy(cdevs_results *r, double rel, double abs
 /* 1 if a value written was not a finite number (the first: its time, value and
  * column), else 0. A run whose results hold one is not a valid run. */
 int cdevs_results_bad_value(const cdevs_results *r, double *t, double *v, const char **column);
-/* How many rows were sampled between instants, and how many were left limits. */
-void cdevs_results_counts(const cdevs_results *r, uint64_t *samples, uint64_t *limits);
 
 /*
  * The CSV layout, chosen before the first row (CDEVS_EINVAL after it, or for MAT):

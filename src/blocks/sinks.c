@@ -128,20 +128,6 @@ cdevs_status cdevs_recorder_write(const void *state, FILE *f, const char *const 
   return ferror(f) ? CDEVS_EIO : CDEVS_OK;
 }
 
-cdevs_status cdevs_recorder_write_csv(const void *state, const char *path, const char *const *names) {
-  char part[4096];
-  if (snprintf(part, sizeof part, "%s.part", path) >= (int)sizeof part) return CDEVS_EINVAL;
-  FILE *f = fopen(part, "w");
-  if (!f) return CDEVS_EIO;
-  int bad = cdevs_recorder_write(state, f, names) != CDEVS_OK;
-  bad |= fclose(f) != 0;
-  if (bad || rename(part, path) != 0) {
-    remove(part);
-    return CDEVS_EIO;
-  }
-  return CDEVS_OK;
-}
-
 const cdevs_atomic_ops cdevs_recorder_ops = {
     .type = "Recorder",
     .state_size = sizeof(rec_state),

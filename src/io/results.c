@@ -232,7 +232,6 @@ struct cdevs_results {
   int finished;   /* cdevs_results_finish has written the last rows */
   int bad_col;    /* the first column written with a value that is not finite, or -1 */
   double bad_t, bad_v;
-  uint64_t samples, limits;
   /* Rows are formatted into ob and go out in large writes (the FILE's own buffer
    * then passes them through). */
   char *ob;
@@ -506,10 +505,7 @@ static void finish_instant(cdevs_results *r) {
       double v = r->cur[k] = cdevs__sig_eval(&r->s[k], r->row_t);
       jump |= fabs(v - r->left[k]) > 4.0 * quantum(r, r->left[k]);
     }
-    if (jump) {
-      row_of(r, r->row_t, r->left);
-      r->limits++;
-    }
+    if (jump) row_of(r, r->row_t, r->left);
     row_of(r, r->row_t, r->cur);
     return;
   }
@@ -547,7 +543,6 @@ static void sample_between(cdevs_results *r, double a, double b, const double *v
     double t = a + (b - a) * i / n;
     if (t >= b) break;
     row(r, t);
-    r->samples++;
   }
 }
 
@@ -650,7 +645,6 @@ static void long_samples_until(cdevs_results *r, double t) {
     double ts = r->hkey[c];
     if (!(ts < t)) break;
     long_rec(r, ts, c, cdevs__sig_eval(&r->s[c], ts));
-    r->samples++;
     heap_set(r, c, ++r->nsamp[c] < 10000 ? next_sample(r, c, ts) : INFINITY);
   }
 }
@@ -661,10 +655,7 @@ static void long_instant(cdevs_results *r) {
   for (int i = 0; i < r->npend; i++) {
     int c = r->plist[i];
     double v = cdevs__sig_eval(&r->s[c], r->row_t);
-    if (r->faithful && fabs(v - r->left[c]) > 4.0 * quantum(r, r->left[c])) {
-      long_rec(r, r->row_t, c, r->left[c]);
-      r->limits++;
-    }
+    if (r->faithful && fabs(v - r->left[c]) > 4.0 * quantum(r, r->left[c])) long_rec(r, r->row_t, c, r->left[c]);
     long_rec(r, r->row_t, c, v);
     r->pending[c] = 0;
     if (r->faithful) {
@@ -912,11 +903,6 @@ int cdevs_results_bad_value(const cdevs_results *r, double *t, double *v, const 
   if (!r || r->bad_col < 0) return 0;
   *t = r->bad_t, *v = r->bad_v, *column = r->names[r->bad_col];
   return 1;
-}
-
-void cdevs_results_counts(const cdevs_results *r, uint64_t *samples, uint64_t *limits) {
-  *samples = r ? r->samples : 0;
-  *limits = r ? r->limits : 0;
 }
 
 /* ---- MAT v4 in the Dymola / OpenModelica result layout ("binTrans") -----------------
