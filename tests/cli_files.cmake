@@ -196,3 +196,13 @@ run_cdevs(run many.mo --format tall)
 if(NOT rc EQUAL 2 OR NOT err MATCHES "wide\\|long\\|auto")
   message(FATAL_ERROR "--format tall: exit ${rc}\n${err}")
 endif()
+
+# A run that fails before it starts (its trace cannot be opened) leaves a previous
+# result file as it was: it used to be replaced by a header and one row, and the
+# reason read "input/output error" instead of the missing directory.
+file(WRITE ${D}/efp_prev.csv "keep me\n")
+run_cdevs(example efp --out efp_prev.csv --trace ${D}/no/such/dir/t.csv)
+file(READ ${D}/efp_prev.csv prev)
+if(NOT rc EQUAL 1 OR NOT prev STREQUAL "keep me\n" OR NOT err MATCHES "t.csv: No such file or directory")
+  message(FATAL_ERROR "efp with an unwritable trace: exit ${rc}, previous file now '${prev}'\n${err}")
+endif()

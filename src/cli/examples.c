@@ -78,7 +78,8 @@ int cli_devstone(int argc, char **argv) {
   double t1 = cli_now();
   cdevs_trace *tr = NULL;
   if (trace_path && (st = cdevs_trace_open(sim, trace_path, &tr))) {
-    fprintf(stderr, "cdevs devstone: cannot write %s: %s\n", trace_path, cdevs_strerror(st));
+    fprintf(stderr, "cdevs devstone: cannot write %s: %s\n", trace_path,
+            st == CDEVS_EIO ? strerror(errno) : cdevs_strerror(st));
     cdevs_sim_free(sim);
     cdevs_model_free(root);
     return CLI_FAIL;
@@ -379,10 +380,17 @@ static int example_efp(int argc, char **argv) {
     cdevs_sim_observe(sim, &obs, &rec);
   }
   cdevs_trace *tr = NULL;
-  if (trace_path && (st = cdevs_trace_open(sim, trace_path, &tr)))
-    fprintf(stderr, "cdevs example: cannot write %s: %s\n", trace_path, cdevs_strerror(st));
+  if (trace_path && (st = cdevs_trace_open(sim, trace_path, &tr))) {
+    /* Nothing ran: a previous result file stays as it was. */
+    fprintf(stderr, "cdevs example: cannot write %s: %s\n", trace_path,
+            st == CDEVS_EIO ? strerror(errno) : cdevs_strerror(st));
+    cdevs_results_file_close(rf, 0);
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+    return CLI_FAIL;
+  }
   double t0 = cli_now();
-  if (!st) st = cdevs_sim_run(sim, INFINITY);
+  st = cdevs_sim_run(sim, INFINITY);
   double wall = cli_now() - t0;
   rc = CLI_OK;
   if (st) {

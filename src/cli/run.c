@@ -410,11 +410,14 @@ int cli_run(int argc, char **argv) {
     free(src), free(ports), free(names);
   }
   double t_end = e.start, t0 = cli_now();
-  if (!st) st = run_sliced(sim, mo, e.start, e.stop, !quiet && isatty(2), &t_end);
+  int ran = !st; /* a setup failure leaves a previous result file as it was */
+  if (ran) st = run_sliced(sim, mo, e.start, e.stop, !quiet && isatty(2), &t_end);
   double wall = cli_now() - t0;
   int sig = stop_signal;
   rc = sig ? CLI_INTERRUPTED : CLI_OK;
-  if (st) {
+  if (!ran) {
+    rc = CLI_FAIL;
+  } else if (st) {
     fprintf(stderr, "cdevs run: %s\n", cdevs_sim_errmsg(sim)[0] ? cdevs_sim_errmsg(sim) : cdevs_strerror(st));
     rc = CLI_FAIL;
   }
@@ -427,7 +430,7 @@ int cli_run(int argc, char **argv) {
                     "numbers (the results stop being valid there)\n", bad_col, bad_v, bad_t);
     rc = CLI_FAIL;
   }
-  if (cdevs_results_close(res, t_end, 1)) {
+  if (cdevs_results_close(res, t_end, ran)) {
     fprintf(stderr, "cdevs run: writing %s failed: %s\n", out, strerror(errno));
     rc = CLI_FAIL;
   }
