@@ -44,6 +44,8 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
  * CDEVS_EIO if writing failed (errno says why). Detaches from the simulator; NULL is
  * accepted. */
 cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok);
+/* The temporary file being written (cdevs_results_file_temp), or NULL. */
+const char *cdevs_results_temp(const cdevs_results *r);
 /* Writes what is pending up to t_end and detaches from the simulator, without
  * closing the file (cdevs_results_close does this itself when it was not done). */
 void cdevs_results_finish(cdevs_results *r, double t_end);
@@ -100,8 +102,13 @@ cdevs_status cdevs_results_check_path(const char *path);
 typedef struct cdevs_results_file cdevs_results_file;
 cdevs_status cdevs_results_file_open(const char *path, cdevs_results_file **out);
 FILE *cdevs_results_file_stream(cdevs_results_file *f);
+/* The temporary file's name (NULL when the target, a device or a pipe, is written in
+ * place). When the final rename fails, close returns CDEVS_EIO and leaves the whole
+ * file under this name rather than lose a finished run. */
+const char *cdevs_results_file_temp(const cdevs_results_file *f);
 /* Flushes, closes and renames into place (keep = 1) or removes (keep = 0). Returns
- * CDEVS_EIO if anything written was lost; NULL is accepted. */
+ * CDEVS_EIO if anything written was lost (the file is removed) or if the rename failed
+ * (the file stays under cdevs_results_file_temp's name); NULL is accepted. */
 cdevs_status cdevs_results_file_close(cdevs_results_file *f, int keep);
 
 #ifdef __cplusplus

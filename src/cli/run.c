@@ -430,10 +430,18 @@ int cli_run(int argc, char **argv) {
                     "numbers (the results stop being valid there)\n", bad_col, bad_v, bad_t);
     rc = CLI_FAIL;
   }
+  const char *tmp = cdevs_results_temp(res);
+  char *kept = tmp ? strdup(tmp) : NULL;
   if (cdevs_results_close(res, t_end, ran)) {
-    fprintf(stderr, "cdevs run: writing %s failed: %s\n", out, strerror(errno));
+    int err = errno;
+    if (kept && access(kept, F_OK) == 0)
+      fprintf(stderr, "cdevs run: cannot put the results in place as %s: %s; they are whole in %s\n", out,
+              strerror(err), kept);
+    else
+      fprintf(stderr, "cdevs run: writing %s failed: %s\n", out, strerror(err));
     rc = CLI_FAIL;
   }
+  free(kept);
   cdevs_mo_stats ms;
   cdevs_mo_stats_sim(mo, sim, &ms);
   char stopped[192] = "";

@@ -183,13 +183,18 @@ cdevs_status cdevs_results_file_open(const char *path, cdevs_results_file **out)
 
 FILE *cdevs_results_file_stream(cdevs_results_file *rf) { return rf ? rf->f : NULL; }
 
+const char *cdevs_results_file_temp(const cdevs_results_file *rf) { return rf ? rf->tmp : NULL; }
+
 cdevs_status cdevs_results_file_close(cdevs_results_file *rf, int keep) {
   if (!rf) return CDEVS_OK;
   int bad = ferror(rf->f) != 0, e = bad ? EIO : 0;
   if (fclose(rf->f) != 0 && !bad) bad = 1, e = errno;
   if (rf->tmp) {
-    if (keep && !bad && rename(rf->tmp, rf->target) != 0) bad = 1, e = errno;
-    if (!keep || bad) remove(rf->tmp);
+    if (!keep || bad) {
+      remove(rf->tmp);
+    } else if (rename(rf->tmp, rf->target) != 0) { /* whole, but not in place: kept */
+      bad = 1, e = errno;
+    }
   }
   file_free(rf);
   if (keep && bad) {
@@ -861,6 +866,8 @@ cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const
 }
 
 uint64_t cdevs_results_rows(const cdevs_results *r) { return r ? r->rows : 0; }
+
+const char *cdevs_results_temp(const cdevs_results *r) { return r ? cdevs_results_file_temp(r->file) : NULL; }
 
 cdevs_status cdevs_results_set_accuracy(cdevs_results *r, double rel, double abs_tol) {
   if (!r || r->step > 0.0 || !(rel >= 0.0) || !(abs_tol > 0.0) || !isfinite(rel) || !isfinite(abs_tol) ||
