@@ -38,18 +38,24 @@ static char *read_model(const char *path, const char *name, size_t *len) {
     if (fd) close(fd);
     return NULL;
   }
+  /* At most one byte past the limit is read: enough to know the text is too large
+   * (an endless input like /dev/zero stops there). */
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
-  const char *why = NULL;
-  while (buf && !why) {
+  const char *why = buf ? NULL : "out of memory";
+  while (!why) {
     if (n == cap) {
       if (cap > MODEL_MAX_BYTES) {
         why = "too large";
         break;
       }
-      char *nb = realloc(buf, 2 * cap);
-      if (!nb) break;
-      buf = nb, cap *= 2;
+      size_t ncap = 2 * cap > MODEL_MAX_BYTES + 1 ? MODEL_MAX_BYTES + 1 : 2 * cap;
+      char *nb = realloc(buf, ncap);
+      if (!nb) { /* never a truncated text */
+        why = "out of memory";
+        break;
+      }
+      buf = nb, cap = ncap;
     }
     ssize_t got = read(fd, buf + n, cap - n);
     if (got < 0 && errno == EINTR) continue;
@@ -59,12 +65,12 @@ static char *read_model(const char *path, const char *name, size_t *len) {
   }
   if (fd) close(fd);
   if (!why && buf && n > MODEL_MAX_BYTES) why = "too large";
-  if (!buf || why) {
+  if (why) {
     if (why && !strcmp(why, "too large"))
       fprintf(stderr, "%s: more than %zu MiB of text, more than a model file may have\n", name,
               MODEL_MAX_BYTES >> 20);
     else
-      fprintf(stderr, "%s: cannot read: %s\n", name, why ? why : "out of memory");
+      fprintf(stderr, "%s: cannot read: %s\n", name, why);
     free(buf);
     return NULL;
   }
