@@ -18,6 +18,9 @@ endif()
 # run writing nothing (before, every row was held until the end: the peak grew by the
 # file's size). Peak RSS from GNU time, compared within the same build.
 find_program(GNU_TIME time PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT GNU_TIME)
+  message(FATAL_ERROR "the memory check needs GNU time (/usr/bin/time; tools/deps.sh installs Debian's time)")
+endif()
 if(GNU_TIME)
   foreach(mode mat none)
     if(mode STREQUAL "mat")
