@@ -218,6 +218,23 @@ static void test_experiment_keys(void) {
       "    Documentation(info=\"x\"), uses(Modelica(version=\"4.0\")));\nend m;\n";
   CHECK_EQ_INT(load_diag(qss, out, sizeof out, NULL), 0);
   CHECK_STR(out, "");
+  /* Keys of another annotation are not the experiment's: a vendor's StopTime = 99
+   * before or after experiment(StopTime = 2) left the run at 99. */
+  const char *orders[] = {"__Vendor(StopTime=99, Tolerance=0.5), experiment(StopTime=2)",
+                          "experiment(StopTime=2), __Vendor(StopTime=99, Tolerance=0.5)"};
+  for (int i = 0; i < 2; i++) {
+    char text[512];
+    snprintf(text, sizeof text, "model m\n  Real x(start=1);\nequation\n  der(x) = -x;\n  annotation(%s);\nend m;\n",
+             orders[i]);
+    cdevs_mo *mo = NULL;
+    CHECK_EQ_INT(load_diag(text, out, sizeof out, &mo), 0);
+    if (!mo) continue;
+    cdevs_mo_experiment e;
+    cdevs_mo_experiment_get(mo, &e);
+    CHECK_NEAR(e.stop, 2.0, 0.0);
+    CHECK_NEAR(e.tol, 1e-3, 0.0); /* the default, not the vendor's 0.5 */
+    cdevs_mo_free(mo);
+  }
 }
 
 /* Invalid experiment values are located errors at check time, by the rule of the

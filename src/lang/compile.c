@@ -992,6 +992,9 @@ static int compile(comp *c, cdevs_mo *mo) {
   int bad_exp = c->d->errors;
   for (size_t i = 0; i < m->nannots; i++) {
     const annot *a = &m->annots[i];
+    /* Only experiment(...)'s: a key of the same name in another annotation (a
+     * Documentation, a vendor's) is not the run's. */
+    if (strcmp(a->within, "experiment")) continue;
     if (!strcmp(a->key, "StartTime")) {
       if (!annot_number(c, a, &mo->exp.start)) start = a;
     } else if (!strcmp(a->key, "StopTime")) {
