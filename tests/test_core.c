@@ -585,6 +585,29 @@ static void test_run_errors(void) {
 /* Changing a tree while a simulator built from it lives (whose arrays are sized and
  * indexed by the tree as flattened) is refused, located, and leaves the tree as it was;
  * once the simulator is freed the tree may change and be simulated again. */
+/* A cdevs_sim_new that fails for a reason of its own (bad options here; running out of
+ * memory, a model's init) says why in cdevs_model_errmsg but leaves the tree usable:
+ * the next cdevs_sim_new with good options succeeds. It used to fail forever with the
+ * first error, as if the tree were broken. */
+static void test_sim_new_retry(void) {
+  cdevs_model *root = cdevs_root_new(NULL, "r");
+  cdevs_generator_params g = {1.0, 1.0};
+  cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
+  cdevs_sim_opts o = cdevs_sim_opts_default();
+  o.mode = (cdevs_mode)99;
+  cdevs_sim *sim = NULL;
+  CHECK_EQ_INT(cdevs_sim_new(root, &o, &sim), CDEVS_EINVAL);
+  CHECK_STR(cdevs_model_errmsg(root), "model 'r': invalid simulator options (mode 99, t0 0)");
+  CHECK_EQ_INT(cdevs_model_status(root), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  if (sim) {
+    CHECK_EQ_INT(cdevs_sim_run(sim, 2.5), CDEVS_OK);
+    CHECK_NEAR(cdevs_sim_time(sim), 2.0, 0.0); /* the generator's events at 1, 2 */
+  }
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+}
+
 static void test_frozen_tree(void) {
   static const char *const want[4] = {
       "model 'f': cannot add model 'late': the model tree is in use by 1 simulator "
@@ -808,6 +831,7 @@ int main(void) {
   test_validation();
   test_run_errors();
   test_frozen_tree();
+  test_sim_new_retry();
   test_messages();
   test_message_outlives_sim();
   test_horizon();

@@ -44,17 +44,30 @@ static bool name_ok(const char *s) {
 
 /* ---- errors ----------------------------------------------------------------------- */
 
-void cdevs__model_error(cdevs_model *m, cdevs_status st, const char *fmt, ...) {
+static void model_msg(cdevs_model *m, const char *fmt, va_list ap) {
   root_info *ri = m->ri;
-  if (ri->status != CDEVS_OK) return;
-  ri->status = st;
   char path[256];
   cdevs_model_path(m, path, sizeof path);
   int n = snprintf(ri->errmsg, sizeof ri->errmsg, "model '%s': ", path);
   if (n < 0 || (size_t)n >= sizeof ri->errmsg) return;
+  vsnprintf(ri->errmsg + n, sizeof ri->errmsg - (size_t)n, fmt, ap);
+}
+
+void cdevs__model_error(cdevs_model *m, cdevs_status st, const char *fmt, ...) {
+  root_info *ri = m->ri;
+  if (ri->status != CDEVS_OK) return;
+  ri->status = st;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(ri->errmsg + n, sizeof ri->errmsg - (size_t)n, fmt, ap);
+  model_msg(m, fmt, ap);
+  va_end(ap);
+}
+
+void cdevs__model_note(cdevs_model *m, const char *fmt, ...) {
+  if (m->ri->status != CDEVS_OK) return; /* the tree's own error stays the one said */
+  va_list ap;
+  va_start(ap, fmt);
+  model_msg(m, fmt, ap);
   va_end(ap);
 }
 

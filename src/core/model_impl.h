@@ -71,9 +71,18 @@ struct cdevs_model {
   coupled_part *cp;
 };
 
+/* An error of the model tree (a bad coupling, an unconnected input): sticky, every
+ * later build call and cdevs_sim_new return it. */
 void cdevs__model_error(cdevs_model *m, cdevs_status st, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Why a cdevs_sim_new failed where the tree is not at fault (options, memory, a
+ * model's init): cdevs_model_errmsg says it, and the next cdevs_sim_new may succeed. */
+void cdevs__model_note(cdevs_model *m, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 

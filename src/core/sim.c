@@ -186,16 +186,14 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   if (root->ri->status != CDEVS_OK) return root->ri->status;
   cdevs_sim_opts o = opts ? *opts : cdevs_sim_opts_default();
   if ((o.mode != CDEVS_PARALLEL && o.mode != CDEVS_CLASSIC) || !isfinite(o.t0)) {
-    cdevs__model_error((cdevs_model *)(uintptr_t)root, CDEVS_EINVAL,
-                       "invalid simulator options (mode %d, t0 %g)", (int)o.mode, o.t0);
+    cdevs__model_note((cdevs_model *)(uintptr_t)root, "invalid simulator options (mode %d, t0 %g)", (int)o.mode, o.t0);
     return CDEVS_EINVAL;
   }
   if (o.max_transitions_per_instant == 0) o.max_transitions_per_instant = 1000000;
   const cdevs_alloc *a = &root->ri->alloc;
   cdevs_sim *s = cdevs__calloc(a, 1, sizeof *s);
   if (!s) {
-    cdevs__model_error((cdevs_model *)(uintptr_t)root, CDEVS_ENOMEM,
-                       "out of memory building the simulator of %u atomic models",
+    cdevs__model_note((cdevs_model *)(uintptr_t)root, "out of memory building the simulator of %u atomic models",
                        root->ri->n_atomic);
     return CDEVS_ENOMEM;
   }
@@ -259,7 +257,7 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
         if (ops->fini) ops->fini(state);
         char path[256];
         cdevs_status why = s->failed ? s->status : (cdevs_status)r;
-        cdevs__model_error((cdevs_model *)(uintptr_t)root, why, "initialising '%s': %s",
+        cdevs__model_note((cdevs_model *)(uintptr_t)root, "initialising '%s': %s",
                            path_of(s, i, path, sizeof path),
                            s->failed ? s->errmsg : cdevs_strerror(r));
         st = why;
@@ -271,7 +269,7 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   for (uint32_t i = 0; i < n; i++) {
     s->cx.model = i;
     if (schedule(s, i, o.t0)) {
-      cdevs__model_error((cdevs_model *)(uintptr_t)root, s->status, "%s", s->errmsg);
+      cdevs__model_note((cdevs_model *)(uintptr_t)root, "%s", s->errmsg);
       st = s->status;
       goto fail;
     }
@@ -284,8 +282,7 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
 
 fail:
   if (st == CDEVS_ENOMEM)
-    cdevs__model_error((cdevs_model *)(uintptr_t)root, st,
-                       "out of memory building the simulator of %u atomic models",
+    cdevs__model_note((cdevs_model *)(uintptr_t)root, "out of memory building the simulator of %u atomic models",
                        root->ri->n_atomic);
   cdevs_sim_free(s);
   return st;
