@@ -608,6 +608,35 @@ static void test_sim_new_retry(void) {
   cdevs_model_free(root);
 }
 
+/* cdevs_model_free while a simulator still reads the tree, or on a part of a tree, is
+ * refused (the tree's error says why) instead of leaving dangling pointers; the
+ * simulator runs on, and the tree is freed after it. */
+static void test_free_in_use(void) {
+  cdevs_model *root = cdevs_root_new(NULL, "u");
+  cdevs_generator_params g = {1.0, 1.0};
+  cdevs_model *a = cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
+  cdevs_sim *sim = NULL;
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  cdevs_model_free(a);
+  cdevs_model_free(root);
+  CHECK_EQ_INT(cdevs_model_status(root), CDEVS_EINVAL);
+  CHECK_STR(cdevs_model_errmsg(root), "model 'u.a': cdevs_model_free takes a root (cdevs_root_new), not a part");
+  if (sim) {
+    CHECK_EQ_INT(cdevs_sim_run(sim, 3.5), CDEVS_OK);
+    CHECK_NEAR(cdevs_sim_time(sim), 3.0, 0.0);
+  }
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  root = cdevs_root_new(NULL, "v");
+  cdevs_atomic_add(root, "a", &cdevs_generator_ops, &g);
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
+  cdevs_model_free(root);
+  CHECK_EQ_INT(cdevs_model_status(root), CDEVS_ESTATE);
+  CHECK_STR(cdevs_model_errmsg(root), "model 'v': cannot free the model tree: 1 simulator still uses it");
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+}
+
 static void test_frozen_tree(void) {
   static const char *const want[4] = {
       "model 'f': cannot add model 'late': the model tree is in use by 1 simulator "
@@ -832,6 +861,7 @@ int main(void) {
   test_run_errors();
   test_frozen_tree();
   test_sim_new_retry();
+  test_free_in_use();
   test_messages();
   test_message_outlives_sim();
   test_horizon();

@@ -99,7 +99,9 @@ typedef enum cdevs_dir { CDEVS_IN = 0, CDEVS_OUT = 1 } cdevs_dir;
 
 /* A new root coupled model. a may be NULL (the C library allocator); it is copied. */
 cdevs_model *cdevs_root_new(const cdevs_alloc *a, const char *name);
-/* Frees a root and everything in it. NULL is accepted. Free simulations first. */
+/* Frees a root and everything in it. NULL is accepted. Free its simulators first:
+ * while one lives (or for a model that is not a root) nothing is freed and the tree
+ * gets the error CDEVS_ESTATE (CDEVS_EINVAL). */
 void cdevs_model_free(cdevs_model *root);
 
 /* A coupled model inside parent. */

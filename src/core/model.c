@@ -172,6 +172,18 @@ static void tree_free(const cdevs_alloc *a, cdevs_model *root) {
 void cdevs_model_free(cdevs_model *root) {
   if (!root) return;
   root_info *ri = root->ri;
+  /* A simulator reads the tree (names, arguments, ports) until it is freed, and a
+   * part of a tree belongs to its root: freeing either would leave dangling pointers.
+   * Refused, as a sticky error; the memory stays. */
+  uint32_t live = atomic_load(&ri->nsims);
+  if (root->parent || live) {
+    if (root->parent)
+      cdevs__model_error(root, CDEVS_EINVAL, "cdevs_model_free takes a root (cdevs_root_new), not a part");
+    else
+      cdevs__model_error(root, CDEVS_ESTATE, "cannot free the model tree: %u simulator%s still use%s it", live,
+                         live == 1 ? "" : "s", live == 1 ? "s" : "");
+    return;
+  }
   cdevs_alloc a = ri->alloc;
   tree_free(&a, root);
   for (arena_chunk *c = ri->arena, *next; c; c = next) {
