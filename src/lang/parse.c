@@ -187,7 +187,16 @@ OUT_OF_LINE static void add(parser *p, node *n, node *kid) {
    * where it first passes the bound; a deeper tree is never walked (it is an error). */
   if (kid->height >= n->height) {
     n->height = kid->height + 1;
-    if (n->height == MAX_DEPTH + 1) too_deep(p, n->line, n->col);
+    if (n->height == MAX_DEPTH + 1) {
+      if (n->kind == X_BIN && kid->kind == X_BIN && kid->op == n->op) { /* a long flat chain */
+        token at = p->tok;
+        at.line = n->line, at.col = n->col;
+        err_at(p, &at, "more than %d terms in one chain of binary operators (an array and sum() takes any number)",
+               MAX_DEPTH);
+      } else {
+        too_deep(p, n->line, n->col);
+      }
+    }
   }
   append(p, n, kid);
 }
