@@ -185,7 +185,7 @@ file(WRITE ${D}/many.mo "model many\n  Real x[20](each start = 1);\nequation\n  
 run_cdevs(run many.mo --out many.csv --plot many.svg)
 file(STRINGS ${D}/many.csv hdr LIMIT_COUNT 1)
 if(NOT rc EQUAL 0 OR NOT hdr STREQUAL "time,variable,value" OR NOT EXISTS ${D}/many.svg
-   OR NOT err MATCHES "wrote many.csv and many.svg \\(the first 6 of 20 variables")
+   OR NOT err MATCHES "wrote many.csv and many.svg \\(6 of 20 variables, the first whose names hold no comma")
   message(FATAL_ERROR "many variables, default layout: exit ${rc}, header '${hdr}'\n${err}")
 endif()
 file(READ ${D}/many.svg svg)
@@ -217,4 +217,22 @@ run_cdevs(example efp --out efp_prev.csv --trace ${D}/no/such/dir/t.csv)
 file(READ ${D}/efp_prev.csv prev)
 if(NOT rc EQUAL 1 OR NOT prev STREQUAL "keep me\n" OR NOT err MATCHES "t.csv: No such file or directory")
   message(FATAL_ERROR "efp with an unwritable trace: exit ${rc}, previous file now '${prev}'\n${err}")
+endif()
+
+# A full disk is named as such (the writer thread's start flushed the header first and
+# lost the reason: "Input/output error").
+file(CREATE_LINK /dev/full ${D}/full.csv SYMBOLIC)
+run_cdevs(run good.mo --stop 2 --out full.csv)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "writing full.csv failed: No space left on device")
+  message(FATAL_ERROR "--out onto /dev/full: exit ${rc}\n${err}")
+endif()
+
+# --plot of a long file whose names all hold a comma: the file is written, and the
+# message says why there is no plot (it said "gnuplot failed").
+file(WRITE ${D}/m55.mo "model m55\n  Real m[5,5](each start = 1);\nequation\n  for i in 1:5 loop\n    for j in 1:5 loop\n      der(m[i,j]) = -i * j * m[i,j];\n    end for;\n  end for;\nend m55;\n")
+run_cdevs(run m55.mo --out m55.csv --plot m55.svg)
+file(STRINGS ${D}/m55.csv hdr LIMIT_COUNT 1)
+if(NOT rc EQUAL 1 OR NOT hdr STREQUAL "time,variable,value" OR EXISTS ${D}/m55.svg
+   OR NOT err MATCHES "wrote m55.csv, but no plot: gnuplot cannot pick out of a long file variables whose names hold a comma")
+  message(FATAL_ERROR "--plot of m[5,5] in the long layout: exit ${rc}\n${err}")
 endif()

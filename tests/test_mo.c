@@ -1300,8 +1300,11 @@ static void test_long_layout(void) {
 }
 
 /* The writer thread (cdevs_results_set_thread) changes where the text is made, not the
- * text: bball.mo's faithful wide rows and 40 decays in the long layout, each written
- * with and without it, give byte-identical files. */
+ * text: 40 decays, faithful, in the wide and the long layout, written with and without
+ * it, give byte-identical files; with it, the values went through the thread (more
+ * chunks than its ring holds, so the ring wrapped) and none without. */
+uint64_t cdevs__results_chunks_passed(const cdevs_results *r);
+
 static int file_bytes(const char *path, char **out, long *n) {
   FILE *f = fopen(path, "rb");
   if (!f) return -1;
@@ -1314,34 +1317,91 @@ static int file_bytes(const char *path, char **out, long *n) {
   return ok ? 0 : -1;
 }
 
-static void write_case(int thread, int layout, const char *path) {
+static const char *decays40 = "model m\n  Real x[40](each start = 1);\nequation\n  for i in 1:40 loop\n"
+                              "    der(x[i]) = -0.1 * i * x[i];\n  end for;\nend m;\n";
+
+/* Writes the decays into path; the chunks the writer thread was handed. */
+static uint64_t write_case(int thread, int layout, const char *path) {
   run r;
-  const char *decays = "model m\n  Real x[40](each start = 1);\nequation\n  for i in 1:40 loop\n"
-                       "    der(x[i]) = -0.1 * i * x[i];\n  end for;\nend m;\n";
-  if (layout == CDEVS_RESULTS_WIDE ? run_open(&r, "bball/bball.mo") : run_text(&r, decays, CDEVS_QSS2, 1e-4, 1e-6))
-    return;
+  uint64_t chunks = 0;
+  if (run_text(&r, decays40, CDEVS_QSS2, 1e-4, 1e-6)) return 0;
   cdevs_results *res = NULL;
   if (CHECK_RUN(cdevs_results_open(r.sim, r.m, path, 0.0, &res)) &&
-      CHECK_RUN(cdevs_results_set_accuracy(res, 1e-6, 1e-9)) && CHECK_RUN(cdevs_results_set_layout(res, layout)) &&
-      CHECK_RUN(cdevs_results_set_thread(res, thread)) && run_to(&r, 10.0))
+      CHECK_RUN(cdevs_results_set_accuracy(res, 1e-4, 1e-6)) && CHECK_RUN(cdevs_results_set_layout(res, layout)) &&
+      CHECK_RUN(cdevs_results_set_thread(res, thread)) && run_to(&r, 10.0)) {
+    cdevs_results_finish(res, 10.0);
+    chunks = cdevs__results_chunks_passed(res);
     CHECK_RUN(cdevs_results_close(res, 10.0, 1));
-  else
+  } else {
     cdevs_results_close(res, 0.0, 0);
+  }
   run_close(&r);
+  return chunks;
 }
 
 static void test_writer_thread(void) {
   for (int layout = CDEVS_RESULTS_WIDE; layout <= CDEVS_RESULTS_LONG; layout++) {
-    write_case(0, layout, "test_mo_nothread.csv");
-    write_case(1, layout, "test_mo_thread.csv");
+    CHECK_EQ_INT(write_case(0, layout, "test_mo_nothread.csv"), 0);
+    uint64_t chunks = write_case(1, layout, "test_mo_thread.csv");
+    CHECK(chunks > 8);
     char *a = NULL, *b = NULL;
     long na = 0, nb = 0;
     CHECK(file_bytes("test_mo_nothread.csv", &a, &na) == 0 && file_bytes("test_mo_thread.csv", &b, &nb) == 0);
-    CHECK(a && b && na > 1000 && na == nb && memcmp(a, b, (size_t)na) == 0);
-    printf("writer thread, %s layout: %ld bytes either way, identical: %s\n", layout ? "long" : "wide", na,
-           a && b && na == nb && memcmp(a, b, (size_t)na) == 0 ? "yes" : "NO");
+    int same = a && b && na == nb && memcmp(a, b, (size_t)na) == 0;
+    CHECK(na > 100000 && same);
+    printf("writer thread, %s layout: %ld bytes either way (%llu chunks through the thread), identical: %s\n",
+           layout ? "long" : "wide", na, (unsigned long long)chunks, same ? "yes" : "NO");
     free(a), free(b);
     remove("test_mo_nothread.csv"), remove("test_mo_thread.csv");
+  }
+}
+
+/* Two columns following one port (a variable written twice, under two names) both
+ * follow it: the second used to take every event, the first staying at 0 (the wide
+ * file) or with a single record (the long one). */
+static void test_same_port_columns(void) {
+  for (int layout = CDEVS_RESULTS_WIDE; layout <= CDEVS_RESULTS_LONG; layout++) {
+    run r;
+    if (run_text(&r, "model m\n  Real x(start = 1), y(start = 0);\nequation\n  der(x) = y;\n  der(y) = -x;\nend m;\n",
+                 CDEVS_QSS3, 1e-4, 1e-6))
+      return;
+    const cdevs_model *at[3] = {r.m, r.m, r.m};
+    int ports[3] = {1, 1, 0};
+    const char *names[3] = {"yA", "yB", "x"};
+    const char *path = "test_mo_same.csv";
+    cdevs_results *res = NULL;
+    if (CHECK_RUN(cdevs_results_open_ports(r.sim, 3, at, ports, names, path, 0.0, &res)) &&
+        CHECK_RUN(cdevs_results_set_layout(res, layout)) && run_to(&r, 3.0))
+      CHECK_RUN(cdevs_results_close(res, 3.0, 1));
+    else
+      cdevs_results_close(res, 0.0, 0);
+    run_close(&r);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    char line[256];
+    int rows = 0, differ = 0, na = 0, nb = 0;
+    double last_a = NAN, last_b = NAN, last_t = NAN;
+    CHECK(fgets(line, sizeof line, f) != NULL);
+    while (fgets(line, sizeof line, f)) {
+      double t, a, b, x;
+      char nm[16];
+      if (layout == CDEVS_RESULTS_WIDE && sscanf(line, "%lf,%lf,%lf,%lf", &t, &a, &b, &x) == 4) {
+        rows++, differ += a != b, last_a = a, last_b = b, last_t = t;
+      } else if (layout == CDEVS_RESULTS_LONG && sscanf(line, "%lf,%15[^,],%lf", &t, nm, &a) == 3) {
+        if (!strcmp(nm, "yA")) na++, last_a = a;
+        if (!strcmp(nm, "yB")) nb++, last_b = a;
+        last_t = t;
+      }
+    }
+    fclose(f);
+    remove(path);
+    printf("two columns on one port, %s: %d rows (%d differing), %d and %d records, y(3) = %.6f and %.6f\n",
+           layout ? "long" : "wide", rows, differ, na, nb, last_a, last_b);
+    if (layout == CDEVS_RESULTS_WIDE) CHECK(rows > 10 && differ == 0);
+    if (layout == CDEVS_RESULTS_LONG) CHECK(na > 10 && na == nb);
+    CHECK(last_t == 3.0);
+    CHECK_NEAR(last_a, -sin(3.0), 1e-3); /* y = -sin t */
+    CHECK_NEAR(last_b, -sin(3.0), 1e-3);
   }
 }
 
@@ -1385,6 +1445,7 @@ int main(void) {
   test_nested_when_and_powers();
   test_long_layout();
   test_writer_thread();
+  test_same_port_columns();
   test_start_functions();
   test_derivative_refresh();
   test_time_refresh(CDEVS_QSS1);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* cdevs run and cdevs check: a model file (or standard input) simulated into a result
  * file that survives errors and stop signals, and checked without running. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,7 +234,7 @@ static int plot_results(const char *csv, const char *plot, const char *title, si
 /* The long layout ("time,variable,value"): a curve for each of the first variables
  * (gnuplot takes at most nine arguments: six names), each read by filtering the
  * records on its name; gnuplot splits quoted fields at their commas, so names holding
- * one are left out. How many were drawn, or -1. */
+ * one are left out. How many were drawn (0: none could be, gnuplot not run), or -1. */
 static int plot_long(const char *csv, const char *plot, const char *title, cdevs_mo *mo) {
   const char *args[9] = {plot, csv, title};
   int n = 3;
@@ -249,7 +250,16 @@ static int plot_long(const char *csv, const char *plot, const char *title, cdevs
            "array V[%d] = [ARG4, ARG5, ARG6, ARG7, ARG8, ARG9]\n"
            "plot for [i=1:%d] ARG2 skip 1 using 1:(strcol(2) eq V[i] ? $3 : NaN) with lines lw 1.5 title V[i]\n",
            cli_plot_terminal(plot), 6, n - 3);
-  return n > 3 && cli_plot_run(script, args, n) == 0 ? n - 3 : -1;
+  if (n == 3) return 0;
+  return cli_plot_run(script, args, n) == 0 ? n - 3 : -1;
+}
+
+/* The CPUs this process may run on (its affinity, which taskset and cgroup cpusets
+ * narrow), not the machine's. */
+static int usable_cpus(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 /* Checks --out before anything runs: 0, or the exit status after saying why. */
@@ -323,11 +333,12 @@ int cli_run(int argc, char **argv) {
     fprintf(stderr, "cdevs run: --no-out leaves nothing for --out or --plot\n");
     return CLI_USAGE;
   }
-  if (plot && out && strcmp(strrchr(out, '.'), ".csv") != 0) {
+  int csv_out = !out || !strcmp(strrchr(out, '.'), ".csv"); /* --out ends in .csv or .mat */
+  if (plot && !csv_out) {
     fprintf(stderr, "cdevs run: --plot draws from a .csv result file, not %s\n", out);
     return CLI_USAGE;
   }
-  if (layout == CDEVS_RESULTS_LONG && out && strcmp(strrchr(out, '.'), ".csv") != 0) {
+  if (layout == CDEVS_RESULTS_LONG && !csv_out) {
     fprintf(stderr, "cdevs run: --format long is a CSV layout; %s is MAT v4 (a column per variable)\n", out);
     return CLI_USAGE;
   }
@@ -404,12 +415,12 @@ int cli_run(int argc, char **argv) {
     /* Faithful by default: what the model's tolerance resolves, drawn as it is. */
     if (!st && step == 0.0 && !raw) st = cdevs_results_set_accuracy(res, e.tol, e.abstol);
     /* A wide table of many variables is mostly repeats (one changes at a time). */
-    if (layout < 0) layout = step == 0.0 && no > 16 && !strcmp(strrchr(out, '.'), ".csv");
+    if (layout < 0) layout = step == 0.0 && no > 16 && csv_out;
     if (!st && layout == CDEVS_RESULTS_LONG) st = cdevs_results_set_layout(res, CDEVS_RESULTS_LONG);
     /* CSV text formatted on a second core while the model runs (the same bytes);
      * CDEVS_WRITER_THREAD=0 keeps it in this thread (to measure what it gains). */
     const char *wt = getenv("CDEVS_WRITER_THREAD");
-    if (!st && sysconf(_SC_NPROCESSORS_ONLN) > 1 && !(wt && !strcmp(wt, "0"))) (void)cdevs_results_set_thread(res, 1);
+    if (!st && usable_cpus() > 1 && !(wt && !strcmp(wt, "0"))) (void)cdevs_results_set_thread(res, 1);
     if (st)
       fprintf(stderr, "cdevs run: cannot write %s: %s\n", out,
               st == CDEVS_EIO ? strerror(errno) : cdevs_strerror(st));
@@ -473,13 +484,20 @@ int cli_run(int argc, char **argv) {
     if (drawn < 0) {
       fprintf(stderr, "cdevs run: gnuplot failed to draw %s\n", plot);
       rc = CLI_FAIL;
+    } else if (drawn == 0) {
+      fprintf(stderr, "cdevs run: wrote %s, but no plot: gnuplot cannot pick out of a long file variables whose "
+                      "names hold a comma ('%s'); --format wide draws them\n", out, cdevs_mo_output_name(mo, 0));
+      rc = CLI_FAIL;
     } else if (!quiet) {
       fprintf(stderr, "wrote %s and %s", out, plot);
-      if ((size_t)drawn < nout) fprintf(stderr, " (the first %d of %zu variables; --vars chooses)", drawn, nout);
+      if ((size_t)drawn < nout)
+        fprintf(stderr, " (%d of %zu variables, the first whose names hold no comma; --vars chooses)", drawn, nout);
       fputc('\n', stderr);
     }
   } else if (rc != CLI_FAIL && out && !quiet) {
-    fprintf(stderr, "wrote %s%s\n", out, layout == CDEVS_RESULTS_LONG ? " (time,variable,value at each change)" : "");
+    fprintf(stderr, "wrote %s%s\n", out,
+            layout != CDEVS_RESULTS_LONG ? "" : step > 0.0 ? " (time,variable,value at every step)"
+                                                           : " (time,variable,value at each change)");
   }
   cdevs_mo_free(mo);
   free(def);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,11 +207,14 @@ cdevs_status cdevs_results_file_close(cdevs_results_file *rf, int keep) {
 
 /* ---- the recorder ------------------------------------------------------------------ */
 
+/* The writer thread's chunks: 16 KB, so that it starts formatting early in a short run. */
+enum { CHUNK_DOUBLES = 2048, CHUNKS = 8 };
+
 struct cdevs_results {
   cdevs_sim *sim;
-  uint32_t *src_atomic; /* per column: the atomic model and output port it follows */
-  int *src_port;
   char **names;
+  char **csvname; /* the names as CSV fields (quoted where needed), and their lengths */
+  size_t *csvlen;
   int mat;           /* MAT v4 (Dymola layout): data_2 grows a column per row */
   double *rowbuf;    /* MAT: 1 + nports doubles */
   long off_data1;    /* MAT: where data_1's two values go */
@@ -265,13 +269,12 @@ struct cdevs_results {
   pthread_t thread;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  double *chunk[8];
-  size_t fill[8];
+  double *chunk[CHUNKS];
+  size_t fill[CHUNKS];
   int prod, cons, queued, ending;
+  uint64_t passed; /* chunks handed to the thread (cdevs__results_chunks_passed) */
 };
 
-enum { CHUNK_DOUBLES = 2048, CHUNKS = 8 };
-_Static_assert(CHUNKS == sizeof ((cdevs_results *)0)->fill / sizeof(size_t), "the chunk arrays"); /* 16 KB: the thread starts formatting early in a short run */
 
 enum { OB_CAP = 1 << 18 };
 
@@ -310,40 +313,34 @@ static void note_bad(cdevs_results *r, int col, double t, double v) {
   if (r->bad_col < 0) r->bad_col = col, r->bad_t = t, r->bad_v = v;
 }
 
-static void csv_field(FILE *f, const char *s);
+/* Column col's value v, written at t: its scale (faithful sampling) and its
+ * finiteness. */
+static inline void take_value(cdevs_results *r, int col, double t, double v) {
+  if (!isfinite(v)) note_bad(r, col, t, v);
+  if (r->scale && fabs(v) > r->scale[col]) r->scale[col] = fabs(v);
+}
 
 /* The CSV header, written before the first row (the layout may change until then). */
 static void header(cdevs_results *r) {
   r->header_done = 1;
   if (r->mat) return;
-  ob_flush(r);
   if (r->layout_long) {
-    fputs("time,variable,value\n", r->f);
+    ob_bytes(r, "time,variable,value\n", 20);
     return;
   }
-  fputs("time", r->f);
+  ob_bytes(r, "time", 4);
   for (int p = 0; p < r->nports; p++) {
-    fputc(',', r->f);
-    csv_field(r->f, r->names[p]);
+    ob_bytes(r, ",", 1);
+    ob_bytes(r, r->csvname[p], strlen(r->csvname[p]));
   }
-  fputc('\n', r->f);
+  ob_bytes(r, "\n", 1);
 }
 
 /* The text of a long record. */
 static void fmt_long(cdevs_results *r, double t, int c, double v) {
   ob_num(r, 0, t);
-  const char *nm = r->names[c];
-  size_t len = strlen(nm);
-  if (len + 4 > OB_CAP / 2 || strpbrk(nm, ",\"\r\n")) {
-    ob_flush(r);
-    fputc(',', r->f);
-    csv_field(r->f, nm);
-  } else {
-    char *p = ob_room(r, len + 1);
-    *p = ',';
-    memcpy(p + 1, nm, len);
-    r->olen += len + 1;
-  }
+  ob_bytes(r, ",", 1);
+  ob_bytes(r, r->csvname[c], r->csvlen[c]);
   ob_num(r, ',', v);
   *ob_room(r, 1) = '\n';
   r->olen++;
@@ -383,6 +380,7 @@ static void *writer_main(void *arg) {
 
 /* Hands the filled chunk to the thread and waits for a free one. */
 static void chunk_pass(cdevs_results *r) {
+  r->passed++;
   pthread_mutex_lock(&r->mu);
   r->queued++;
   r->prod = (r->prod + 1) % CHUNKS;
@@ -411,7 +409,13 @@ static int writer_start(cdevs_results *r) {
     pthread_mutex_destroy(&r->mu);
     return -1;
   }
-  if (pthread_create(&r->thread, NULL, writer_main, r)) {
+  /* The thread takes no signals: they stay the application's threads' to handle. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&r->thread, NULL, writer_main, r);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc) {
     pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);
     return -1;
@@ -438,10 +442,8 @@ static void writer_stop(cdevs_results *r) {
 static void first_row(cdevs_results *r) {
   header(r);
   /* A wide row must fit a chunk several times over; MAT needs no formatting. */
-  if (r->want_thread && !r->mat && (r->layout_long || (size_t)r->nports + 1 <= CHUNK_DOUBLES / 8)) {
-    ob_flush(r);
-    if (fflush(r->f) == 0) (void)writer_start(r);
-  }
+  if (r->want_thread && !r->mat && (r->layout_long || (size_t)r->nports + 1 <= CHUNK_DOUBLES / 8))
+    (void)writer_start(r); /* the header waits in ob, which the thread takes over */
 }
 
 /* Long layout: one record, column c's value v at t. */
@@ -449,8 +451,7 @@ static void long_rec(cdevs_results *r, double t, int c, double v) {
   if (!r->header_done) first_row(r);
   if (r->rows == 0) r->first_t = t;
   r->rows++;
-  if (!isfinite(v)) note_bad(r, c, t, v);
-  if (r->scale && fabs(v) > r->scale[c]) r->scale[c] = fabs(v);
+  take_value(r, c, t, v);
   r->last_row[c] = t;
   if (r->threaded) {
     double *p = chunk_room(r, 3);
@@ -469,25 +470,18 @@ static void row_of(cdevs_results *r, double t, const double *vals) {
   }
   if (r->rows == 0) r->first_t = t;
   r->rows++;
-  if (r->mat) {
-    double *p = r->rowbuf;
-    p[0] = t;
-    for (int k = 0; k < r->nports; k++) {
-      p[1 + k] = vals ? vals[k] : cdevs__sig_eval(&r->s[k], t);
-      if (!isfinite(p[1 + k])) note_bad(r, k, t, p[1 + k]);
-      if (r->scale && fabs(p[1 + k]) > r->scale[k]) r->scale[k] = fabs(p[1 + k]);
-    }
-    ob_bytes(r, p, (1 + (size_t)r->nports) * sizeof *p);
-    return;
-  }
+  /* The values, into the thread's chunk (CSV text made there) or formatted here. */
   double *p = r->threaded ? chunk_room(r, 1 + (size_t)r->nports) : r->rowbuf;
   p[0] = t;
   for (int k = 0; k < r->nports; k++) {
-    double v = p[1 + k] = vals ? vals[k] : cdevs__sig_eval(&r->s[k], t);
-    if (!isfinite(v)) note_bad(r, k, t, v);
-    if (r->scale && fabs(v) > r->scale[k]) r->scale[k] = fabs(v);
+    p[1 + k] = vals ? vals[k] : cdevs__sig_eval(&r->s[k], t);
+    take_value(r, k, t, p[1 + k]);
   }
-  if (!r->threaded) fmt_wide(r, p);
+  if (r->threaded) return;
+  if (r->mat)
+    ob_bytes(r, p, (1 + (size_t)r->nports) * sizeof *p);
+  else
+    fmt_wide(r, p);
 }
 
 static void row(cdevs_results *r, double t) { row_of(r, t, NULL); }
@@ -700,24 +694,24 @@ static uint32_t hash_key(uint64_t key) {
   return (uint32_t)key;
 }
 
+/* The hash slot of (atomic, port): where it is, or the empty slot where it would go. */
+static uint32_t slot_of(const cdevs_results *r, uint32_t atomic, int port, uint64_t *key) {
+  *key = ((uint64_t)atomic << 32 | (uint32_t)port) + 1; /* 0: an empty slot */
+  uint32_t i = hash_key(*key) & r->hmask;
+  while (r->hkeys[i] != *key && r->hkeys[i] != 0) i = (i + 1) & r->hmask;
+  return i;
+}
+
 /* The first column following (atomic, port), or -1. */
 static int column_of(const cdevs_results *r, uint32_t atomic, int port) {
-  uint64_t key = ((uint64_t)atomic << 32 | (uint32_t)port) + 1; /* 0: an empty slot */
-  for (uint32_t i = hash_key(key) & r->hmask;; i = (i + 1) & r->hmask) {
-    if (r->hkeys[i] == key) return r->hcols[i];
-    if (r->hkeys[i] == 0) return -1;
-  }
+  uint64_t key;
+  uint32_t i = slot_of(r, atomic, port, &key);
+  return r->hkeys[i] ? r->hcols[i] : -1;
 }
 
 static void on_output(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
   cdevs_results *r = ud;
-  /* Column `port` first: an equation model's outputs are its system's ports 0, 1, …
-   * in column order, so this finds them without scanning every column per event. */
-  int col = -1;
-  if (port >= 0 && port < r->nports && r->src_atomic[port] == atomic && r->src_port[port] == port)
-    col = port;
-  else
-    col = column_of(r, atomic, port);
+  int col = column_of(r, atomic, port); /* the first of the columns that follow it */
   if (col < 0) return;
   if (r->layout_long && r->step == 0.0) {
     for (; col >= 0; col = r->same_next[col]) long_output(r, t, col, v);
@@ -741,7 +735,9 @@ static void on_output(void *ud, double t, uint32_t atomic, int port, const cdevs
 static void free_results(cdevs_results *r) {
   int e = errno;
   for (int k = 0; r->names && k < r->nports; k++) free(r->names[k]);
-  free(r->names), free(r->src_atomic), free(r->src_port), free(r->rowbuf), free(r->left), free(r->cur), free(r->scale);
+  for (int k = 0; r->csvname && k < r->nports; k++) free(r->csvname[k]);
+  free(r->csvname), free(r->csvlen);
+  free(r->names), free(r->rowbuf), free(r->left), free(r->cur), free(r->scale);
   free(r->s), free(r->ob), free(r->hkeys), free(r->hcols), free(r->same_next), free(r->last_row);
   free(r->pending), free(r->plist), free(r->nsamp), free(r->heap), free(r->hpos), free(r->hkey);
   for (int i = 0; i < CHUNKS; i++) free(r->chunk[i]);
@@ -751,17 +747,20 @@ static void free_results(cdevs_results *r) {
 
 /* A CSV field as RFC 4180 has it: quoted, with quotes doubled, when it holds a comma,
  * a quote or a line break (an array element "u[1,2]" would otherwise be two). */
-static void csv_field(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
+static char *csv_field(const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) return dup_str(s);
+  size_t n = 3;
+  for (const char *c = s; *c; c++) n += *c == '"' ? 2 : 1;
+  char *q = malloc(n), *o = q;
+  if (!q) return NULL;
+  *o++ = '"';
   for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
+    if (*s == '"') *o++ = '"';
+    *o++ = *s;
   }
-  fputc('"', f);
+  *o++ = '"';
+  *o = '\0';
+  return q;
 }
 
 static int mat_begin(cdevs_results *r);
@@ -781,9 +780,9 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
   r->bad_col = -1;
   r->nports = (int)n;
   r->s = calloc(n ? n : 1, sizeof *r->s);
-  r->src_atomic = calloc(n ? n : 1, sizeof *r->src_atomic);
-  r->src_port = calloc(n ? n : 1, sizeof *r->src_port);
   r->names = calloc(n ? n : 1, sizeof *r->names);
+  r->csvname = calloc(n ? n : 1, sizeof *r->csvname);
+  r->csvlen = calloc(n ? n : 1, sizeof *r->csvlen);
   r->rowbuf = calloc(n + 1, sizeof *r->rowbuf);
   r->ob = malloc(OB_CAP);
   uint32_t hcap = 16;
@@ -792,7 +791,7 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
   r->hkeys = calloc(hcap, sizeof *r->hkeys);
   r->hcols = calloc(hcap, sizeof *r->hcols);
   r->same_next = calloc(n ? n : 1, sizeof *r->same_next);
-  if (!r->s || !r->src_atomic || !r->src_port || !r->names || !r->rowbuf || !r->ob || !r->hkeys || !r->hcols ||
+  if (!r->s || !r->names || !r->csvname || !r->csvlen || !r->rowbuf || !r->ob || !r->hkeys || !r->hcols ||
       !r->same_next) {
     free_results(r);
     return CDEVS_ENOMEM;
@@ -802,28 +801,23 @@ cdevs_status cdevs_results_open_ports(cdevs_sim *sim, size_t n, const cdevs_mode
       free_results(r);
       return CDEVS_EINVAL;
     }
-    r->src_atomic[k] = cdevs_sim_atomic_id(sim, atomics[k]);
-    r->src_port[k] = ports[k];
     /* The hash finds the first column of (atomic, port); the others follow it. */
     r->same_next[k] = -1;
-    uint64_t key = ((uint64_t)r->src_atomic[k] << 32 | (uint32_t)ports[k]) + 1;
-    for (uint32_t i = hash_key(key) & r->hmask;; i = (i + 1) & r->hmask) {
-      if (r->hkeys[i] == 0) {
-        r->hkeys[i] = key, r->hcols[i] = (int)k;
-        break;
-      }
-      if (r->hkeys[i] == key) {
-        int c = r->hcols[i];
-        while (r->same_next[c] >= 0) c = r->same_next[c];
-        r->same_next[c] = (int)k;
-        break;
-      }
+    uint64_t key;
+    uint32_t i = slot_of(r, cdevs_sim_atomic_id(sim, atomics[k]), ports[k], &key);
+    if (!r->hkeys[i]) {
+      r->hkeys[i] = key, r->hcols[i] = (int)k;
+    } else {
+      int c = r->hcols[i];
+      while (r->same_next[c] >= 0) c = r->same_next[c];
+      r->same_next[c] = (int)k;
     }
     const char *nm = names && names[k] ? names[k] : cdevs_port_name(atomics[k], CDEVS_OUT, ports[k]);
-    if (!(r->names[k] = dup_str(nm ? nm : "?"))) {
+    if (!(r->names[k] = dup_str(nm ? nm : "?")) || !(r->csvname[k] = csv_field(r->names[k]))) {
       free_results(r);
       return CDEVS_ENOMEM;
     }
+    r->csvlen[k] = strlen(r->csvname[k]);
   }
   const char *dot = strrchr(path, '.');
   r->mat = dot && strcmp(dot, ".mat") == 0;
@@ -886,8 +880,10 @@ cdevs_status cdevs_results_set_layout(cdevs_results *r, cdevs_results_layout lay
   if (!r || r->rows || r->header_done || (layout != CDEVS_RESULTS_WIDE && layout != CDEVS_RESULTS_LONG) ||
       (r->mat && layout == CDEVS_RESULTS_LONG))
     return CDEVS_EINVAL;
-  r->layout_long = layout == CDEVS_RESULTS_LONG;
-  if (!r->layout_long) return CDEVS_OK;
+  if (layout == CDEVS_RESULTS_WIDE) {
+    r->layout_long = 0;
+    return CDEVS_OK;
+  }
   size_t n = r->nports ? (size_t)r->nports : 1;
   if (!r->last_row && !(r->last_row = malloc(n * sizeof *r->last_row))) return CDEVS_ENOMEM;
   if (!r->pending && !(r->pending = calloc(n, 1))) return CDEVS_ENOMEM;
@@ -897,8 +893,13 @@ cdevs_status cdevs_results_set_layout(cdevs_results *r, cdevs_results_layout lay
   if (!r->hpos && !(r->hpos = malloc(n * sizeof *r->hpos))) return CDEVS_ENOMEM;
   if (!r->hkey && !(r->hkey = calloc(n, sizeof *r->hkey))) return CDEVS_ENOMEM;
   for (int k = 0; k < r->nports; k++) r->last_row[k] = NAN, r->hpos[k] = -1;
+  r->layout_long = 1; /* only now: a failed allocation leaves the wide layout whole */
   return CDEVS_OK;
 }
+
+/* For the tests: how many chunks went to the writer thread (0: it never ran). */
+uint64_t cdevs__results_chunks_passed(const cdevs_results *r);
+uint64_t cdevs__results_chunks_passed(const cdevs_results *r) { return r ? r->passed : 0; }
 
 cdevs_status cdevs_results_set_thread(cdevs_results *r, int on) {
   if (!r || r->rows || r->header_done) return CDEVS_EINVAL;
