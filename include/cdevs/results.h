@@ -49,8 +49,6 @@ const char *cdevs_results_temp(const cdevs_results *r);
 /* Writes what is pending up to t_end and detaches from the simulator, without
  * closing the file (cdevs_results_close does this itself when it was not done). */
 void cdevs_results_finish(cdevs_results *r, double t_end);
-/* Rows written so far. */
-uint64_t cdevs_results_rows(const cdevs_results *r);
 /* Faithful rows (step = 0, before the first row): besides a row per instant,
  * (1) where a value jumps at an instant by more than 4 quanta (a quantum is
  * max(rel·|v|, abs_tol): what the model's tolerance promises; a requantization moves

@@ -859,8 +859,6 @@ cdevs_status cdevs_results_open(cdevs_sim *sim, const cdevs_model *atomic, const
   return st;
 }
 
-uint64_t cdevs_results_rows(const cdevs_results *r) { return r ? r->rows : 0; }
-
 const char *cdevs_results_temp(const cdevs_results *r) { return r ? cdevs_results_file_temp(r->file) : NULL; }
 
 cdevs_status cdevs_results_set_accuracy(cdevs_results *r, double rel, double abs_tol) {
