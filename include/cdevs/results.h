@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Result files: the outputs of a model written as CSV or MAT v4 while it runs. */
+/* Result files: the outputs of a model written as CSV or MAT v4 (or through a sink,
+ * e.g. HDF5) while it runs. */
 #ifndef CDEVS_RESULTS_H
 #define CDEVS_RESULTS_H
 
@@ -75,13 +76,36 @@ int cdevs_results_bad_value(const cdevs_results *r, double *t, double *v, const 
 typedef enum { CDEVS_RESULTS_WIDE = 0, CDEVS_RESULTS_LONG = 1 } cdevs_results_layout;
 cdevs_status cdevs_results_set_layout(cdevs_results *r, cdevs_results_layout layout);
 
-/* on = 1: CSV text is formatted and written by a thread of its own: the simulation
+/* on = 1: CSV text is formatted and written (or a sink, cdevs_results_set_sink, is
+ * called) by a thread of its own: the simulation
  * makes the rows (left limits, samples) and hands their values over in chunks of
  * 16 KB, waiting only when eight are queued, so formatting and writing overlap the
  * simulation on a second core. The file is byte-identical either way. Before the
  * first row; not for MAT (nothing to format) or for wide rows of more than 255 columns
- * (written in this thread). */
+ * (written in this thread). A sink is called from one thread at a time: its begin
+ * and end from the caller's, rows and records from the writer's. */
 cdevs_status cdevs_results_set_thread(cdevs_results *r, int on);
+
+/*
+ * Another container for the same rows and records (the command writes HDF5 through
+ * one, src/io/h5out.c). Set before the first row, not for MAT: the recorder then
+ * formats nothing; begin gets the file to write (the temporary name, which
+ * cdevs_results_close renames onto the target as for CSV), the column names and the
+ * layout; then row (wide: the time and n values) or record (long: time, column,
+ * value) in the order CSV would have them; end exactly once, from
+ * cdevs_results_close, also when begin never came (keep = 0: the run failed or the
+ * file is discarded; free everything). Each returns 0 or an errno value; after the
+ * first failure the sink is told nothing more but end, and cdevs_results_close
+ * returns CDEVS_EIO with that errno.
+ */
+typedef struct cdevs_results_sink {
+  int (*begin)(void *ud, const char *path, size_t n, const char *const *names, cdevs_results_layout layout,
+               double step);
+  int (*row)(void *ud, double t, const double *values);
+  int (*record)(void *ud, double t, size_t column, double value);
+  int (*end)(void *ud, int keep);
+} cdevs_results_sink;
+cdevs_status cdevs_results_set_sink(cdevs_results *r, const cdevs_results_sink *sink, void *ud);
 
 /*
  * Whether a result file could be written at path, without writing anything: its

@@ -273,6 +273,10 @@ struct cdevs_results {
   size_t fill[CHUNKS];
   int prod, cons, queued, ending;
   uint64_t passed; /* chunks handed to the thread (cdevs__results_chunks_passed) */
+  /* Another container (cdevs_results_set_sink): rows and records go to it, not to f. */
+  const cdevs_results_sink *sink;
+  void *sink_ud;
+  int sink_begun;
 };
 
 
@@ -323,6 +327,15 @@ static inline void take_value(cdevs_results *r, int col, double t, double v) {
 /* The CSV header, written before the first row (the layout may change until then). */
 static void header(cdevs_results *r) {
   r->header_done = 1;
+  if (r->sink) {
+    const char *tmp = cdevs_results_file_temp(r->file);
+    r->sink_begun = 1;
+    int e = r->sink->begin(r->sink_ud, tmp ? tmp : r->file->target, (size_t)r->nports,
+                           (const char *const *)r->names, r->layout_long ? CDEVS_RESULTS_LONG : CDEVS_RESULTS_WIDE,
+                           r->step);
+    if (e && !r->failed) r->failed = e;
+    return;
+  }
   if (r->mat) return;
   if (r->layout_long) {
     ob_bytes(r, "time,variable,value\n", 20);
@@ -363,7 +376,17 @@ static void *writer_main(void *arg) {
     const double *d = r->chunk[r->cons];
     size_t n = r->fill[r->cons];
     pthread_mutex_unlock(&r->mu);
-    if (r->layout_long) {
+    if (r->sink) { /* the sink's calls, in order, from this thread only */
+      int e = 0;
+      if (r->layout_long) {
+        for (size_t i = 0; i + 3 <= n && !e && !r->failed; i += 3)
+          e = r->sink->record(r->sink_ud, d[i], (size_t)d[i + 1], d[i + 2]);
+      } else {
+        size_t w = 1 + (size_t)r->nports;
+        for (size_t i = 0; i + w <= n && !e && !r->failed; i += w) e = r->sink->row(r->sink_ud, d[i], d + i + 1);
+      }
+      if (e && !r->failed) r->failed = e;
+    } else if (r->layout_long) {
       for (size_t i = 0; i + 3 <= n; i += 3) fmt_long(r, d[i], (int)d[i + 1], d[i + 2]);
     } else {
       size_t w = 1 + (size_t)r->nports;
@@ -441,8 +464,9 @@ static void writer_stop(cdevs_results *r) {
 /* Before the first row: the header, and the thread if asked for and worth it. */
 static void first_row(cdevs_results *r) {
   header(r);
-  /* A wide row must fit a chunk several times over; MAT needs no formatting. */
-  if (r->want_thread && !r->mat && (r->layout_long || (size_t)r->nports + 1 <= CHUNK_DOUBLES / 8))
+  /* A wide row must fit a chunk several times over; MAT needs no formatting. A sink
+   * is called from the thread instead (its writes then overlap the simulation). */
+  if (r->want_thread && !r->mat && !r->failed && (r->layout_long || (size_t)r->nports + 1 <= CHUNK_DOUBLES / 8))
     (void)writer_start(r); /* the header waits in ob, which the thread takes over */
 }
 
@@ -453,6 +477,11 @@ static void long_rec(cdevs_results *r, double t, int c, double v) {
   r->rows++;
   take_value(r, c, t, v);
   r->last_row[c] = t;
+  if (r->sink && !r->threaded) {
+    int e = r->failed ? 0 : r->sink->record(r->sink_ud, t, (size_t)c, v);
+    if (e) r->failed = e;
+    return;
+  }
   if (r->threaded) {
     double *p = chunk_room(r, 3);
     p[0] = t, p[1] = (double)c, p[2] = v;
@@ -478,7 +507,10 @@ static void row_of(cdevs_results *r, double t, const double *vals) {
     take_value(r, k, t, p[1 + k]);
   }
   if (r->threaded) return;
-  if (r->mat)
+  if (r->sink) {
+    int e = r->failed ? 0 : r->sink->row(r->sink_ud, t, p + 1);
+    if (e) r->failed = e;
+  } else if (r->mat)
     ob_bytes(r, p, (1 + (size_t)r->nports) * sizeof *p);
   else
     fmt_wide(r, p);
@@ -899,6 +931,14 @@ cdevs_status cdevs_results_set_layout(cdevs_results *r, cdevs_results_layout lay
 uint64_t cdevs__results_chunks_passed(const cdevs_results *r);
 uint64_t cdevs__results_chunks_passed(const cdevs_results *r) { return r ? r->passed : 0; }
 
+cdevs_status cdevs_results_set_sink(cdevs_results *r, const cdevs_results_sink *sink, void *ud) {
+  if (!r || r->rows || r->header_done || r->mat || r->sink || !sink || !sink->begin || !sink->row ||
+      !sink->record || !sink->end)
+    return CDEVS_EINVAL;
+  r->sink = sink, r->sink_ud = ud;
+  return CDEVS_OK;
+}
+
 cdevs_status cdevs_results_set_thread(cdevs_results *r, int on) {
   if (!r || r->rows || r->header_done) return CDEVS_EINVAL;
   r->want_thread = on != 0;
@@ -1022,6 +1062,10 @@ cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
   writer_stop(r);
   int e = 0;
   if (ok && !r->header_done) header(r);
+  if (r->sink) { /* always told the end, so that it frees what it holds */
+    int se = r->sink->end(r->sink_ud, ok && r->sink_begun && !r->failed);
+    if (ok && se && !r->failed) r->failed = se;
+  }
   if (ok) ob_flush(r);
   if (ok && r->failed) e = r->failed;
   if (ok && !e && r->mat && mat_finish(r, t_end)) e = errno;
