@@ -81,7 +81,7 @@ expect_fail(1 "bad.mo:4:13: error: unknown variable 'y'" run bad.mo)
 expect_fail(2 "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3, got 'RK4'" run good.mo --method RK4)
 expect_fail(2 "--vars: unknown variable 'z'" run good.mo --vars z)
 expect_fail(2 "--jacobian needs exact|secant, got 'newton'" run good.mo --jacobian newton)
-expect_fail(2 "results are written as .csv or .mat (MAT v4)" run good.mo --out r.txt)
+expect_fail(2 "results are written as .csv, .mat (MAT v4) or .h5 (HDF5)" run good.mo --out r.txt)
 execute_process(COMMAND ${CDEVS} run good.mo --stop 2 --out good.csv RESULT_VARIABLE rc
                 ERROR_VARIABLE err WORKING_DIRECTORY ${WORK})
 if(NOT rc EQUAL 0 OR NOT err MATCHES "summary: method=QSS3 states=1 transitions=[0-9]+ zero_crossings=0 wall_s=[0-9.]+ events_per_s=[0-9]+ refreshes=0\n")

@@ -12,7 +12,10 @@ set -euo pipefail
 # through pkg-config and checks the man page.
 # g++ and libdragonbox-dev: the shortest round-trip numbers of the result files
 # (src/io/shortest.cc, header-only; the library needs no C++ runtime).
-want=(cmake make gcc g++ libc6-dev time libdragonbox-dev libsundials-dev python3-scipy gnuplot-nox pkgconf groff-base)
+# libhdf5-dev: HDF5 result files (--out F.h5; linked into the command only);
+# python3-h5py: an independent reader of them, in the tests.
+want=(cmake make gcc g++ libc6-dev time libdragonbox-dev libsundials-dev python3-scipy gnuplot-nox pkgconf groff-base
+      libhdf5-dev python3-h5py)
 # The fuzz targets: clang with its libFuzzer and sanitizer runtimes.
 [ "${1:-build}" = fuzz ] && want+=(clang libclang-rt-14-dev)
 

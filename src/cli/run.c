@@ -14,6 +14,15 @@
 #include <unistd.h>
 
 #include "cli.h"
+#ifdef CDEVS_HAVE_HDF5
+#include "h5out.h"
+#endif
+
+/* An HDF5 result file: a path ending in ".h5" or ".hdf5". */
+static int is_h5(const char *path) {
+  const char *dot = path ? strrchr(path, '.') : NULL;
+  return dot && (!strcmp(dot, ".h5") || !strcmp(dot, ".hdf5"));
+}
 
 /* A model file larger than this is refused before it is read whole: model text of
  * that size is no model, and /dev/zero or a runaway pipe would fill the memory. */
@@ -141,12 +150,12 @@ static const cli_opt run_opts[] = {
     {"method", "M", "QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3 (default: the model's)"},
     {"tol", "R", "relative tolerance (quantum dQrel)"},
     {"abstol", "A", "absolute tolerance (quantum dQmin)"},
-    {"out", "FILE", "results as .csv or .mat (MAT v4); default results/MODEL.csv"},
+    {"out", "FILE", "results as .csv, .mat (MAT v4) or .h5 (HDF5); default results/MODEL.csv"},
     {"no-out", NULL, "write no results (only the summary)"},
     {"vars", "a,b", "the variables to write (arrays, subscripts and ranges allowed)"},
     {"step", "H", "write rows every H (dense output) instead of at every change"},
     {"raw", NULL, "a row at each change only: no rows sampled between changes, no left limits"},
-    {"format", "wide|long|auto", "CSV layout: a column per variable, or time,variable,value records at each "
+    {"format", "wide|long|auto", "CSV/HDF5 layout: a column per variable, or time,variable,value records at each "
                                  "variable's changes (auto: long for more than 16 variables without --step)"},
     {"zeno", "stop|continue", "when events accumulate (Zeno behaviour): stop with an error (default)"},
     {"plot", "FILE", "draw the results into FILE.svg or FILE.png with gnuplot"},
@@ -295,10 +304,17 @@ int cli_run(int argc, char **argv) {
       if (cli_parse_double(v, &step) || !(step > 0)) return cli_bad_value(&p, "a time > 0");
     } else if (cli_is(&p, "out")) {
       const char *dot = strrchr(v, '.');
-      if (!dot || (strcmp(dot, ".csv") != 0 && strcmp(dot, ".mat") != 0)) {
-        fprintf(stderr, "cdevs run: --out %s: results are written as .csv or .mat (MAT v4)\n", v);
+      if (!dot || (strcmp(dot, ".csv") != 0 && strcmp(dot, ".mat") != 0 && !is_h5(v))) {
+        fprintf(stderr, "cdevs run: --out %s: results are written as .csv, .mat (MAT v4) or .h5 (HDF5)\n", v);
         return CLI_USAGE;
       }
+#ifndef CDEVS_HAVE_HDF5
+      if (is_h5(v)) {
+        fprintf(stderr, "cdevs run: --out %s: this cdevs was built without HDF5 (tools/deps.sh installs Debian "
+                        "libhdf5-dev; then rebuild)\n", v);
+        return CLI_FAIL;
+      }
+#endif
       out = v;
     } else if (cli_is(&p, "no-out")) {
       no_out = 1;
@@ -333,12 +349,13 @@ int cli_run(int argc, char **argv) {
     fprintf(stderr, "cdevs run: --no-out leaves nothing for --out or --plot\n");
     return CLI_USAGE;
   }
-  int csv_out = !out || !strcmp(strrchr(out, '.'), ".csv"); /* --out ends in .csv or .mat */
+  int csv_out = !out || !strcmp(strrchr(out, '.'), ".csv"); /* --out ends in .csv, .mat or .h5 */
+  int h5_out = out && is_h5(out);
   if (plot && !csv_out) {
     fprintf(stderr, "cdevs run: --plot draws from a .csv result file, not %s\n", out);
     return CLI_USAGE;
   }
-  if (layout == CDEVS_RESULTS_LONG && !csv_out) {
+  if (layout == CDEVS_RESULTS_LONG && !csv_out && !h5_out) {
     fprintf(stderr, "cdevs run: --format long is a CSV layout; %s is MAT v4 (a column per variable)\n", out);
     return CLI_USAGE;
   }
@@ -412,10 +429,17 @@ int cli_run(int argc, char **argv) {
       if (cdevs_mo_output_source(mo, k, &src[k], &ports[k])) st = CDEVS_EINVAL;
     }
     if (!st) st = cdevs_results_open_ports(sim, no, src, ports, names, out, step, &res);
+#ifdef CDEVS_HAVE_HDF5
+    if (!st && h5_out) {
+      void *w = cdevs_hdf5_new();
+      st = w ? cdevs_results_set_sink(res, cdevs_hdf5_sink(), w) : CDEVS_ENOMEM;
+      if (st) free(w);
+    }
+#endif
     /* Faithful by default: what the model's tolerance resolves, drawn as it is. */
     if (!st && step == 0.0 && !raw) st = cdevs_results_set_accuracy(res, e.tol, e.abstol);
     /* A wide table of many variables is mostly repeats (one changes at a time). */
-    if (layout < 0) layout = step == 0.0 && no > 16 && csv_out;
+    if (layout < 0) layout = step == 0.0 && no > 16 && (csv_out || h5_out);
     if (!st && layout == CDEVS_RESULTS_LONG) st = cdevs_results_set_layout(res, CDEVS_RESULTS_LONG);
     /* CSV text formatted on a second core while the model runs (the same bytes);
      * CDEVS_WRITER_THREAD=0 keeps it in this thread (to measure what it gains). */
