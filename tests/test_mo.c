@@ -4,6 +4,7 @@
  * conservation law and QSS Solver's published event count; and the compiler's
  * diagnostics for models that cannot run.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1429,6 +1430,108 @@ static void test_robertson(void) {
   run_close(&r);
 }
 
+/* The sink contract (cdevs_results_set_sink): the records the CSV would hold, in its
+ * order, each value against exp(-0.1·i·t); end exactly once (also without begin); a
+ * failing sink hears nothing more and close reports its errno; misuse refused. */
+typedef struct {
+  int begins, ends, keep, fail_at;
+  size_t n, recs, rows;
+  double worst, last_t;
+  int ordered;
+  cdevs_results_layout layout;
+} sink_log;
+static int sk_begin(void *ud, const char *path, size_t n, const char *const *names, cdevs_results_layout layout,
+                    double step) {
+  sink_log *l = ud;
+  l->begins++, l->n = n, l->layout = layout;
+  CHECK(path && strstr(path, ".part") && step == 0.0 && n == 40 && !strcmp(names[39], "x[40]"));
+  return 0;
+}
+static int sk_row(void *ud, double t, const double *v) {
+  sink_log *l = ud;
+  l->rows++;
+  for (size_t k = 0; k < l->n; k++) l->worst = fmax(l->worst, fabs(v[k] - exp(-0.1 * (double)(k + 1) * t)));
+  return 0;
+}
+static int sk_record(void *ud, double t, size_t c, double v) {
+  sink_log *l = ud;
+  if (l->fail_at && (int)l->recs == l->fail_at) {
+    l->recs++;
+    return ENOSPC;
+  }
+  l->recs++;
+  if (t < l->last_t) l->ordered = 0;
+  l->last_t = t;
+  l->worst = fmax(l->worst, fabs(v - exp(-0.1 * (double)(c + 1) * t)));
+  return 0;
+}
+static int sk_end(void *ud, int keep) {
+  sink_log *l = ud;
+  l->ends++, l->keep = keep;
+  return 0;
+}
+static const cdevs_results_sink test_sink = {sk_begin, sk_row, sk_record, sk_end};
+
+static void sink_case(int thread, int layout, int fail_at, sink_log *l) {
+  run r;
+  memset(l, 0, sizeof *l);
+  l->ordered = 1, l->fail_at = fail_at;
+  if (run_text(&r, decays40, CDEVS_QSS2, 1e-4, 1e-6)) return;
+  cdevs_results *res = NULL;
+  if (CHECK_RUN(cdevs_results_open(r.sim, r.m, "test_mo_sink.bin", 0.0, &res)) &&
+      CHECK_RUN(cdevs_results_set_accuracy(res, 1e-4, 1e-6)) && CHECK_RUN(cdevs_results_set_layout(res, layout)) &&
+      CHECK_RUN(cdevs_results_set_thread(res, thread)) && CHECK_RUN(cdevs_results_set_sink(res, &test_sink, l))) {
+    CHECK_EQ_INT(cdevs_results_set_sink(res, &test_sink, l), CDEVS_EINVAL); /* one sink */
+    if (run_to(&r, 10.0)) {
+      errno = 0;
+      cdevs_status st = cdevs_results_close(res, 10.0, 1);
+      if (fail_at) {
+        CHECK(st == CDEVS_EIO && errno == ENOSPC);
+      } else {
+        CHECK_RUN(st);
+      }
+      res = NULL;
+    }
+  }
+  cdevs_results_close(res, 0.0, 0);
+  run_close(&r);
+  remove("test_mo_sink.bin");
+}
+
+static void test_results_sink(void) {
+  sink_log l;
+  for (int thread = 0; thread <= 1; thread++) {
+    sink_case(thread, CDEVS_RESULTS_LONG, 0, &l);
+    printf("sink (thread %d): %zu records, worst %.2g, ends %d\n", thread, l.recs, l.worst, l.ends);
+    CHECK(l.begins == 1 && l.ends == 1 && l.keep == 1 && l.layout == CDEVS_RESULTS_LONG && l.rows == 0);
+    CHECK(l.recs > 400 && l.ordered && l.worst < 1e-3 && l.last_t == 10.0);
+    sink_case(thread, CDEVS_RESULTS_WIDE, 0, &l);
+    CHECK(l.begins == 1 && l.ends == 1 && l.keep == 1 && l.rows > 10 && l.recs == 0 && l.worst < 1e-3);
+    sink_case(thread, CDEVS_RESULTS_LONG, 100, &l); /* the 101st record fails */
+    CHECK(l.recs == 101 && l.ends == 1 && l.keep == 0);
+  }
+  /* Misuse: no sink, a partial one, MAT; end without begin when the run is dropped. */
+  run r;
+  if (run_text(&r, decays40, CDEVS_QSS2, 1e-4, 1e-6)) return;
+  cdevs_results *res = NULL;
+  cdevs_results_sink partial = test_sink;
+  partial.end = NULL;
+  if (CHECK_RUN(cdevs_results_open(r.sim, r.m, "test_mo_sink.mat", 0.0, &res))) {
+    CHECK_EQ_INT(cdevs_results_set_sink(res, &test_sink, &l), CDEVS_EINVAL);
+    cdevs_results_close(res, 0.0, 0);
+  }
+  memset(&l, 0, sizeof l);
+  if (CHECK_RUN(cdevs_results_open(r.sim, r.m, "test_mo_sink.bin", 0.0, &res))) {
+    CHECK_EQ_INT(cdevs_results_set_sink(res, NULL, &l), CDEVS_EINVAL);
+    CHECK_EQ_INT(cdevs_results_set_sink(res, &partial, &l), CDEVS_EINVAL);
+    CHECK_RUN(cdevs_results_set_sink(res, &test_sink, &l));
+    cdevs_results_close(res, 0.0, 0);
+    CHECK(l.begins == 0 && l.ends == 1 && l.keep == 0);
+  }
+  CHECK_EQ_INT(cdevs_results_set_sink(NULL, &test_sink, &l), CDEVS_EINVAL);
+  run_close(&r);
+}
+
 /* A method that stalls is named as such, not blamed on the model: the same system with
  * LIQSS2's horizon at its StopTime 1 but run to 1e5 has y2's events repeat at
  * t = 280.8 without time moving on; the simulator's guard used to call that "an
@@ -1445,6 +1548,7 @@ int main(void) {
   test_nested_when_and_powers();
   test_long_layout();
   test_writer_thread();
+  test_results_sink();
   test_same_port_columns();
   test_start_functions();
   test_derivative_refresh();
