@@ -239,3 +239,14 @@ if(NOT rc EQUAL 1 OR NOT hdr STREQUAL "time,variable,value" OR EXISTS ${D}/m55.s
    OR NOT err MATCHES "wrote m55.csv, but no plot: gnuplot cannot pick out of a long file variables whose names hold a comma")
   message(FATAL_ERROR "--plot of m[5,5] in the long layout: exit ${rc}\n${err}")
 endif()
+
+# --step rows end at the stop time even when the grid point is off by rounding
+# (6 · 0.1 = 0.6000000000000001 > 0.6: the last row was missing). x' = -1: x = 1 - t.
+file(WRITE ${D}/lin.mo "model lin\n  Real x(start = 1);\nequation\n  der(x) = -1;\nend lin;\n")
+run_cdevs(run lin.mo --stop 0.6 --step 0.1 --out lin.csv)
+file(STRINGS ${D}/lin.csv rows)
+list(LENGTH rows nrows)
+list(GET rows -1 last)
+if(NOT rc EQUAL 0 OR NOT nrows EQUAL 8 OR NOT last MATCHES "^0\\.6,0\\.4")
+  message(FATAL_ERROR "--stop 0.6 --step 0.1: exit ${rc}, ${nrows} lines, the last '${last}'\n${err}")
+endif()

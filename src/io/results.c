@@ -586,6 +586,13 @@ static void take_left(cdevs_results *r, double t) {
 static void dense_until(cdevs_results *r, double t, int inclusive) {
   for (;;) {
     double g = r->t0 + (double)r->k * r->step;
+    /* The grid point that is the stop time but for rounding (6 · 0.1 =
+     * 0.6000000000000001 against a stop at 0.6): its row, at the stop time. */
+    if (inclusive && g > t && g - t <= 1e-9 * r->step) {
+      row(r, t);
+      r->k++;
+      break;
+    }
     if (inclusive ? g > t : g >= t) break;
     row(r, g);
     r->k++;
