@@ -4,6 +4,7 @@
  * conservation law and QSS Solver's published event count; and the compiler's
  * diagnostics for models that cannot run.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -1532,6 +1533,77 @@ static void test_results_sink(void) {
   run_close(&r);
 }
 
+/* 1 if text fails to compile with a message holding want (else a failed check). */
+static int load_fails(const char *text, const char *want) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *d = open_memstream(&buf, &len);
+  cdevs_mo *mo = NULL;
+  int rc = d ? cdevs_mo_load_text("m.mo", text, strlen(text), d, &mo) : 0;
+  if (d) fclose(d);
+  int ok = rc != 0 && buf && strstr(buf, want);
+  if (!ok) fprintf(stderr, "  expected an error '%s', got: %s\n", want, buf ? buf : "(nothing)");
+  CHECK(ok);
+  cdevs_mo_free(mo);
+  free(buf);
+  return ok;
+}
+
+/* Issue 18's language items, against closed forms. An if equation switches at the
+ * crossing of its condition: x' = -1 while x > 0.5, then -2: x = 1 - t, then
+ * 0.5 - 2 (t - 0.5). The named constants; an array equation with ones/zeros/fill
+ * (y = exp(-t)); sum(e for i in r) in an equation (s = 6 exp(-t)) and in a binding
+ * (w = 1 + 4 + 9 + 16 = 30); a branch never taken (i = 1) not checked; a constant
+ * condition choosing its branch at compile time, with no crossing. */
+static void test_language_items(void) {
+  const char *ifeq = "model m\n  Real x(start = 1);\nequation\n  if x > 0.5 then\n    der(x) = -1;\n"
+                     "  elseif x > 10 then\n    der(x) = 5;\n  else\n    der(x) = -2;\n  end if;\nend m;\n";
+  run r;
+  if (!run_text_until(&r, ifeq, CDEVS_QSS2, 1e-6, 1e-9, 0.25)) {
+    CHECK_NEAR(x_at(&r, 0, 0.25), 0.75, 1e-9);
+    if (run_to(&r, 0.6)) CHECK_NEAR(x_at(&r, 0, 0.6), 0.3, 1e-6);
+    run_close(&r);
+  }
+  const char *consts =
+      "model m\n  Real a(start = 0), v(start = 0), z(start = 0), y[3](each start = 1), s;\n"
+      "  parameter Real w = sum(i ^ 2 for i in 1:4);\n  constant Boolean fast = true;\n"
+      "  constant Integer N = 3;\n  Real q[N](each start = 1);\n"
+      "equation\n  der(a) = Modelica.Constants.pi - pi + Modelica.Constants.e;\n"
+      "  der(v) = -Modelica.Constants.g_n;\n"
+      "  if fast then\n    der(z) = w;\n  else\n    der(z) = -1;\n  end if;\n"
+      "  der(y) = -y + ones(3) - fill(1, 3) + zeros(3);\n"
+      "  s = sum(y[i] * i for i in 1:3);\n"
+      "  for i in 1:N loop\n    der(q[i]) = if i > 1 then -q[i - 1] else -q[i];\n  end for;\nend m;\n";
+  if (!run_text_until(&r, consts, CDEVS_QSS3, 1e-8, 1e-10, 1.0)) {
+    CHECK_NEAR(x_at(&r, 0, 1.0), exp(1.0), 1e-12);
+    CHECK_NEAR(x_at(&r, 1, 1.0), -9.80665, 1e-12);
+    CHECK_NEAR(x_at(&r, 2, 1.0), 30.0, 1e-12);
+    for (uint32_t k = 3; k < 6; k++) CHECK_NEAR(x_at(&r, k, 1.0), exp(-1.0), 1e-6);
+    for (uint32_t k = 6; k < 9; k++) CHECK_NEAR(x_at(&r, k, 1.0), exp(-1.0), 1e-6); /* q = exp(-t) */
+    cdevs_mo_stats st;
+    cdevs_mo_stats_sim(r.mo, r.sim, &st);
+    CHECK_EQ_INT((int)st.crossings, 0);
+    run_close(&r);
+  }
+  /* The if equation's variable, in the output: s by its algebraic equation. */
+  load_fails("model m\n  Real x(start = 1);\nequation\n  if x > 0 then\n    der(x) = -1;\n  end if;\nend m;\n",
+             "m.mo:4:3: error: an if equation whose condition changes needs an else branch");
+  load_fails("model m\n  Real x(start = 1), y(start = 0);\nequation\n  if x > 0 then\n    der(x) = -1;\n"
+             "    der(y) = 1;\n  else\n    der(x) = 1;\n    der(y) = 1;\n  end if;\n  der(y) = 2;\nend m;\n",
+             "der(y) is defined twice");
+  load_fails("model m\n  Real x(start = 1), y(start = 0);\nequation\n  if x > 0 then\n    der(x) = -1;\n"
+             "  else\n    der(y) = 1;\n  end if;\n  der(y) = 2;\nend m;\n",
+             "m.mo:7:5: error: the branches of an if equation must define the same variables: der(x) is not "
+             "defined in this branch");
+  load_fails("model m\n  Real x(start = 1);\nequation\n  der(x) = ones(3);\nend m;\n",
+             "m.mo:4:12: error: ones() makes an array");
+  load_fails("model m\n  Real y[3](each start = 1), z[2](each start = 1);\nequation\n  der(y) = -z;\n"
+             "  der(z) = -z;\nend m;\n", "m.mo:4:13: error: 'z' has 2 elements, the array equation 3");
+  load_fails("model m\n  Real y[3](each start = 1);\nequation\n  der(y) = fill(2, 4);\nend m;\n",
+             "fill(…, 4) has 4 elements, the array equation 3");
+  load_fails("model m\n  Real x(start = 1);\nequation\n  der(x) = pi(2);\nend m;\n", "unknown function 'pi'");
+}
+
 /* A method that stalls is named as such, not blamed on the model: the same system with
  * LIQSS2's horizon at its StopTime 1 but run to 1e5 has y2's events repeat at
  * t = 280.8 without time moving on; the simulator's guard used to call that "an
@@ -1549,6 +1621,7 @@ int main(void) {
   test_long_layout();
   test_writer_thread();
   test_results_sink();
+  test_language_items();
   test_same_port_columns();
   test_start_functions();
   test_derivative_refresh();

@@ -71,7 +71,9 @@ static void check_expr(scope *s, const node *n);
 static void check_ref(scope *s, const node *n) {
   const char *dot = strchr(n->name, '.');
   size_t len = dot ? (size_t)(dot - n->name) : strlen(n->name);
-  int found = (len == 4 && memcmp(n->name, "time", 4) == 0 && !dot);
+  double cv;
+  int found = (len == 4 && memcmp(n->name, "time", 4) == 0 && !dot) ||
+              (lang_builtin_const(n->name, &cv) && !find_decl(s->m, n->name, strlen(n->name)) && !n->nkid);
   for (int i = 0; i < s->nidx && !found; i++)
     if (strlen(s->idx[i]) == len && memcmp(s->idx[i], n->name, len) == 0) found = 1;
   if (!found) {
@@ -90,6 +92,16 @@ static void check_ref(scope *s, const node *n) {
 static void check_expr(scope *s, const node *n) {
   if (!n) return;
   switch (n->kind) {
+  case Q_FOR: /* sum(e for i in r): the index is in scope in e */
+    if (n->nkid > 0) check_expr(s, n->kid[0]);
+    if (s->nidx == 32) {
+      lang_error(s->d, n->line, n->col, "for loops nested more than 32 deep");
+      return;
+    }
+    s->idx[s->nidx++] = n->name ? n->name : "";
+    if (n->nkid > 1) check_expr(s, n->kid[1]);
+    s->nidx--;
+    return;
   case X_REF:
     check_ref(s, n);
     return;

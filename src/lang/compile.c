@@ -48,6 +48,21 @@ int lang_index_of(const comp *c, const char *name, double *v) {
 }
 
 
+int lang_builtin_const(const char *name, double *v) {
+  static const struct {
+    const char *name;
+    double v;
+  } k[] = {{"pi", 3.14159265358979323846},
+           {"Modelica.Constants.pi", 3.14159265358979323846},
+           {"Modelica.Constants.e", 2.71828182845904523536},
+           {"Modelica.Constants.eps", 2.220446049250313e-16}, /* DBL_EPSILON, as the MSL has it */
+           {"Modelica.Constants.small", 1e-60},
+           {"Modelica.Constants.g_n", 9.80665}};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (!strcmp(name, k[i].name)) return *v = k[i].v, 1;
+  return 0;
+}
+
 /* Scalar value of a variable at compile time (constants, parameters, and during the
  * initial algorithm every variable's current value). */
 static double var_value(comp *c, const node *n, int *ok) {
@@ -55,6 +70,7 @@ static double var_value(comp *c, const node *n, int *ok) {
   if (n->nkid == 0 && lang_index_of(c, n->name, &v)) return v;
   if (strcmp(n->name, "time") == 0) return 0.0;
   const sym *s = lang_lookup(c, n->name);
+  if (!s && n->nkid == 0 && lang_builtin_const(n->name, &v)) return v;
   if (!s) {
     *ok = 0;
     return 0.0;
@@ -94,8 +110,47 @@ void lang_arity_error(comp *c, const node *n) {
   lang_error(c->d, n->line, n->col, "%s() does not take %d argument%s", n->name, n->nkid, n->nkid == 1 ? "" : "s");
 }
 
+typedef struct {
+  double acc;
+  int prod, ok;
+} fold_acc;
+
+static int fold_body(comp *c, const node *e, void *ud) {
+  fold_acc *a = ud;
+  double v = lang_ceval(c, e, &a->ok);
+  if (!a->ok) return -1;
+  a->acc = a->prod ? a->acc * v : a->acc + v;
+  return 0;
+}
+
+/* sum() or product() at compile time: of sum(e for i in r), or of an array of
+ * constants and parameters. */
+static double fold_value(comp *c, const node *n, int prod, int *ok) {
+  fold_acc a = {prod ? 1.0 : 0.0, prod, 1};
+  const node *x = n->kid[0];
+  if (x->kind == Q_FOR) {
+    if (lang_exec_for(c, x, fold_body, &a)) *ok = 0;
+    return a.acc;
+  }
+  const sym *s = x->kind == X_REF && x->nkid == 0 ? lang_lookup(c, x->name) : NULL;
+  if (!s || s->ndims == 0) {
+    lang_error(c->d, n->line, n->col, "%s() takes an array variable or e for i in a:b", n->name);
+    *ok = 0;
+    return 0.0;
+  }
+  if ((s->cls != V_CONST && s->cls != V_PARAM && !c->in_initial) || !c->cval) {
+    lang_error(c->d, x->line, x->col, "'%s' is not a constant here", x->name);
+    *ok = 0;
+    return 0.0;
+  }
+  for (uint32_t k = 0; k < s->size; k++)
+    a.acc = prod ? a.acc * c->cval[s->first_flat + k] : a.acc + c->cval[s->first_flat + k];
+  return a.acc;
+}
+
 static double call_value(comp *c, const node *n, int *ok) {
   const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
+  if ((!strcmp(f, "sum") || !strcmp(f, "product")) && n->nkid == 1) return fold_value(c, n, f[0] == 'p', ok);
   double a = n->nkid > 0 ? lang_ceval(c, n->kid[0], ok) : 0.0;
   double b = n->nkid > 1 ? lang_ceval(c, n->kid[1], ok) : 0.0;
   if (!*ok) return 0.0; /* an argument failed (reported) */
@@ -219,6 +274,9 @@ static void mark_states(comp *c, const node *list, uint8_t *is_state) {
   for (int i = 0; i < list->nkid; i++) {
     const node *n = list->kid[i];
     if (n->kind == Q_FOR && n->nkid > 1) mark_states(c, n->kid[1], is_state);
+    if (n->kind == Q_IF) /* the branches of an if equation */
+      for (int k = 1; k < n->nkid; k += 2) mark_states(c, n->kid[k], is_state);
+    if (n->kind == Q_IF && n->has_else) mark_states(c, n->kid[n->nkid - 1], is_state);
     if (n->kind == Q_EQ && n->nkid == 2 && n->kid[0]->kind == X_CALL &&
         strcmp(n->kid[0]->name, "der") == 0 && n->kid[0]->nkid == 1 && n->kid[0]->kid[0]->kind == X_REF) {
       for (size_t k = 0; k < c->nsyms; k++)

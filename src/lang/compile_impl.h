@@ -37,6 +37,9 @@ typedef struct comp {
   const char *iname[32];
   double ival[32];
   int nidx;
+  /* An array equation (der(u) = -u) is compiled element by element: while elem > 0,
+   * a whole-array reference u reads u[elem] (elem_size: the equation's size). */
+  uint32_t elem, elem_size;
   cdevs__crand rng; /* rand() in start values and the initial algorithm */
   /* bytecode under construction */
   bc_ins *code;

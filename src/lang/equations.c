@@ -49,16 +49,77 @@ static int gen_ref(comp *c, const node *n) {
     emit(c, BC_TIME, 0, 0, 1);
     return 0;
   }
+  const sym *s = lang_lookup(c, n->name);
+  if (!s && n->nkid == 0 && lang_builtin_const(n->name, &v)) {
+    emit(c, BC_CONST, 0, v, 1);
+    return 0;
+  }
   const char *dot = strchr(n->name, '.');
   if (dot) {
     lang_error(c->d, n->line, n->col, "'%s': block outputs cannot be read by equations yet", n->name);
     return -1;
   }
-  const sym *s = lang_lookup(c, n->name);
   uint32_t f;
+  if (s && s->ndims > 0 && n->nkid == 0 && c->elem > 0) { /* an array equation: this element */
+    if (s->size != c->elem_size) {
+      lang_error(c->d, n->line, n->col, "'%s' has %u elements, the array equation %u", n->name, s->size,
+                 c->elem_size);
+      return -1;
+    }
+    emit_var(c, s->first_flat + c->elem - 1);
+    return 0;
+  }
   if (!s || lang_flat_index(c, s, n, &f)) return -1;
   emit_var(c, f);
   return 0;
+}
+
+/* sum(e for i in r): e at each i, added (multiplied for product). */
+typedef struct {
+  int terms, prod;
+} fold_gen;
+
+static int fold_gen_body(comp *c, const node *e, void *ud) {
+  fold_gen *g = ud;
+  if (gen(c, e)) return -1;
+  if (g->terms++) emit(c, g->prod ? BC_MUL : BC_ADD, 0, 0, -1);
+  return 0;
+}
+
+/* Whether n's value is fixed when the model is compiled: numbers, loop indices,
+ * constants and the named constants, and operations on them (not parameters, which
+ * an experiment may change). */
+static int fixed_expr(comp *c, const node *n) {
+  double v;
+  switch (n->kind) {
+  case X_NUM:
+  case X_BOOL: return 1;
+  case X_REF: {
+    if (n->nkid == 0 && lang_index_of(c, n->name, &v)) return 1;
+    const sym *s = lang_lookup(c, n->name);
+    if (!s) return n->nkid == 0 && lang_builtin_const(n->name, &v);
+    if (s->cls != V_CONST) return 0;
+    for (int i = 0; i < n->nkid; i++)
+      if (!fixed_expr(c, n->kid[i])) return 0;
+    return 1;
+  }
+  case X_NEG:
+  case X_NOT:
+  case X_BIN:
+    for (int i = 0; i < n->nkid; i++)
+      if (!fixed_expr(c, n->kid[i])) return 0;
+    return 1;
+  default: return 0;
+  }
+}
+
+/* A condition fixed at compile time: 1 true, 0 false; -1 when it is not fixed (or
+ * fails to evaluate: then it is compiled, and the failure reported there). */
+static int fixed_cond(comp *c, const node *n) {
+  if (!fixed_expr(c, n)) return -1;
+  int ok = 1;
+  double v = lang_ceval(c, n, &ok);
+  return ok ? v != 0.0 : -1;
 }
 
 static int gen_call(comp *c, const node *n) {
@@ -89,6 +150,36 @@ static int gen_call(comp *c, const node *n) {
     int rc = gen(c, n->kid[0]);
     c->rel_events = events;
     return rc;
+  }
+  if ((!strcmp(f, "sum") || !strcmp(f, "product")) && arity == 1 && n->kid[0]->kind == Q_FOR) {
+    fold_gen g = {0, f[0] == 'p'};
+    uint32_t elem = c->elem;
+    if (lang_exec_for(c, n->kid[0], fold_gen_body, &g)) return -1;
+    c->elem = elem;
+    if (!g.terms) emit(c, BC_CONST, 0, g.prod ? 1.0 : 0.0, 1); /* an empty range */
+    return 0;
+  }
+  if (!strcmp(f, "fill") || !strcmp(f, "zeros") || !strcmp(f, "ones")) {
+    /* an array of one value, as an element of an array equation */
+    long want = 0;
+    int ok = 1, nsize = f[0] == 'f' ? 2 : 1;
+    if (arity != nsize) goto bad_arity;
+    double sz = lang_ceval(c, n->kid[nsize - 1], &ok);
+    if (!ok) return -1;
+    want = (long)sz;
+    if (c->elem == 0) {
+      lang_error(c->d, n->line, n->col, "%s() makes an array: use it in an array equation (u = %s(…)) or a "
+                 "parameter's binding", n->name, n->name);
+      return -1;
+    }
+    if (sz != (double)want || want != (long)c->elem_size) {
+      lang_error(c->d, n->line, n->col, "%s(…, %g) has %g elements, the array equation %u", n->name, sz, sz,
+                 c->elem_size);
+      return -1;
+    }
+    if (f[0] == 'f') return gen(c, n->kid[0]);
+    emit(c, BC_CONST, 0, f[0] == 'o' ? 1.0 : 0.0, 1);
+    return 0;
   }
   if (!strcmp(f, "sum") || !strcmp(f, "product")) {
     /* over a whole array variable, unrolled */
@@ -167,12 +258,23 @@ static int gen(comp *c, const node *n) {
     return 0;
   }
   case X_IF: {
-    /* if c1 then a elseif c2 then b else e = select(c1, a, select(c2, b, e)) */
-    int pairs = n->nkid / 2;
-    for (int i = 0; i < pairs; i++)
+    /* if c1 then a elseif c2 then b else e = select(c1, a, select(c2, b, e)); a
+     * condition fixed at compile time (a loop index, a constant) picks its branch
+     * now, and a branch never taken is not compiled (x[i - 1] when i > 1). */
+    int pairs = n->nkid / 2, live = 0;
+    for (int i = 0; i < pairs; i++) {
+      int fx = fixed_cond(c, n->kid[2 * i]);
+      if (fx == 0) continue;
+      if (fx == 1) {
+        if (gen(c, n->kid[2 * i + 1])) return -1;
+        for (int k = 0; k < live; k++) emit(c, BC_SELECT, 0, 0, -2);
+        return 0;
+      }
       if (gen(c, n->kid[2 * i]) || gen(c, n->kid[2 * i + 1])) return -1;
+      live++;
+    }
     if (gen(c, n->kid[n->nkid - 1])) return -1;
-    for (int i = 0; i < pairs; i++) emit(c, BC_SELECT, 0, 0, -2);
+    for (int i = 0; i < live; i++) emit(c, BC_SELECT, 0, 0, -2);
     return 0;
   }
   default:
@@ -247,59 +349,169 @@ static int connect_item(comp *c, const node *n) {
 
 static int when_item(comp *c, const node *n);
 
+/* Defines der(x) (is_der) or the algebraic variable at flat index f by rhs; name and
+ * at for the messages. */
+static int define(comp *c, const node *at, int is_der, uint32_t f, const char *name, const node *rhs) {
+  if (is_der) {
+    if (c->cls[f] != V_STATE) {
+      lang_error(c->d, at->line, at->col, "der(%s): '%s' is not a state", name, name);
+      return -1;
+    }
+    uint32_t i = c->cidx[f];
+    if (c->der_set[i]) {
+      lang_error(c->d, at->line, at->col, "der(%s) is defined twice", name);
+      return -1;
+    }
+    c->der_set[i] = 1;
+    c->der_line[i] = at->line;
+    c->rel_events = 1;
+    int rc = compile_expr(c, rhs, &c->der[i]);
+    c->rel_events = 0;
+    return rc;
+  }
+  if (c->cls[f] != V_ALG) {
+    lang_error(c->d, at->line, at->col,
+               "'%s' is %s: only an algebraic variable can be defined by an equation", name,
+               c->cls[f] == V_STATE ? "a state (its equation is der(...) = ...)"
+               : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant");
+    return -1;
+  }
+  uint32_t a = c->cidx[f];
+  if (c->alg_set[a]) {
+    lang_error(c->d, at->line, at->col, "'%s' is defined by two equations", name);
+    return -1;
+  }
+  c->alg_set[a] = 1;
+  c->alg_line[a] = at->line;
+  c->alg_col[a] = at->col;
+  c->rel_events = 1;
+  int rc = compile_expr(c, rhs, &c->alg[a]);
+  c->rel_events = 0;
+  return rc;
+}
+
+/* The variable an equation's left side names: der(r) or r. */
+static const node *lhs_ref(const node *l, int *is_der) {
+  *is_der = l->kind == X_CALL && !strcmp(l->name, "der") && l->nkid == 1;
+  const node *r = *is_der ? l->kid[0] : l;
+  return r->kind == X_REF ? r : NULL;
+}
+
+/* An if equation whose condition is fixed at compile time keeps one branch; one whose
+ * condition changes becomes, for each variable its branches define, one equation
+ * v = if c1 then e1 elseif … else en (so it switches at the crossings of the
+ * conditions, which are events). Every branch must define the same variables, and
+ * there must be an else. */
+static int if_equation(comp *c, const node *n) {
+  int pairs = n->nkid / 2;
+  for (int i = 0; i < pairs; i++) {
+    int fx = fixed_cond(c, n->kid[2 * i]);
+    if (fx == 1) return lang_eq_list(c, n->kid[2 * i + 1], NULL);
+    if (fx < 0) break;
+    if (i == pairs - 1) return n->has_else ? lang_eq_list(c, n->kid[n->nkid - 1], NULL) : 0;
+  }
+  if (!n->has_else) {
+    lang_error(c->d, n->line, n->col, "an if equation whose condition changes needs an else branch (each branch "
+               "defines the same variables)");
+    return -1;
+  }
+  int nb = pairs + 1;
+  const node *first = n->kid[1];
+  for (int b = 0; b < nb; b++) {
+    const node *body = b < pairs ? n->kid[2 * b + 1] : n->kid[n->nkid - 1];
+    for (int k = 0; k < body->nkid; k++) {
+      const node *q = body->kid[k];
+      int d;
+      if (q->kind != Q_EQ || !lhs_ref(q->kid[0], &d)) {
+        lang_error(c->d, q->line, q->col, "in an if equation whose condition changes, each branch holds "
+                   "der(x) = … and v = … equations only (put a for loop around the if)");
+        return -1;
+      }
+    }
+    if (body->nkid != first->nkid) {
+      lang_error(c->d, body->nkid ? body->kid[0]->line : n->line, body->nkid ? body->kid[0]->col : n->col,
+                 "the branches of an if equation must define the same variables: this one has %d equations, "
+                 "the first %d", body->nkid, first->nkid);
+      return -1;
+    }
+  }
+  /* For each equation of the first branch, its counterpart in every other. */
+  node **kids = calloc((size_t)(2 * pairs + 1), sizeof *kids);
+  if (!kids) return c->oom = 1, -1;
+  int rc = 0;
+  for (int k = 0; k < first->nkid && !rc; k++) {
+    const node *q0 = first->kid[k];
+    int d0, d;
+    const node *r0 = lhs_ref(q0->kid[0], &d0);
+    const sym *s0 = lang_lookup(c, r0->name);
+    uint32_t f0, f;
+    if (!s0 || lang_flat_index(c, s0, r0, &f0)) {
+      rc = -1;
+      break;
+    }
+    for (int b = 0; b < nb && !rc; b++) {
+      const node *body = b < pairs ? n->kid[2 * b + 1] : n->kid[n->nkid - 1];
+      const node *match = NULL;
+      for (int j = 0; j < body->nkid && !match; j++) {
+        const node *r = lhs_ref(body->kid[j]->kid[0], &d);
+        const sym *s = lang_lookup(c, r->name);
+        if (d == d0 && s == s0 && !lang_flat_index(c, s, r, &f) && f == f0) match = body->kid[j];
+      }
+      if (!match) {
+        const node *at = body->nkid ? body->kid[0] : n;
+        lang_error(c->d, at->line, at->col, "the branches of an if equation must define the same variables: "
+                   "%s%s%s is not defined in this branch", d0 ? "der(" : "", r0->name, d0 ? ")" : "");
+        rc = -1;
+        break;
+      }
+      if (b < pairs) kids[2 * b] = n->kid[2 * b], kids[2 * b + 1] = match->kid[1];
+      else kids[2 * b] = match->kid[1];
+    }
+    if (rc) break;
+    node sel = {.kind = X_IF, .line = n->line, .col = n->col, .kid = kids, .nkid = 2 * pairs + 1, .has_else = 1};
+    rc = define(c, q0, d0, f0, r0->name, &sel);
+  }
+  free(kids);
+  return rc;
+}
+
 static int eq_item(comp *c, const node *n) {
   if (n->kind == Q_FOR) return lang_exec_for(c, n, lang_eq_list, NULL);
   if (n->kind == Q_CONNECT) return connect_item(c, n);
   if (n->kind == Q_WHEN) return when_item(c, n);
+  if (n->kind == Q_IF) return if_equation(c, n);
   if (n->kind != Q_EQ) {
-    lang_error(c->d, n->line, n->col, "%s is not supported in an equation section yet",
-               n->kind == Q_IF ? "an if equation" : "this");
+    lang_error(c->d, n->line, n->col, "this is not supported in an equation section yet");
     return -1;
   }
-  const node *l = n->kid[0];
-  if (l->kind == X_CALL && strcmp(l->name, "der") == 0) {
-    const node *r = l->kid[0];
-    const sym *s = lang_lookup(c, r->name);
-    uint32_t f;
-    if (!s || lang_flat_index(c, s, r, &f)) return -1;
-    uint32_t i = c->cidx[f];
-    if (c->der_set[i]) {
-      lang_error(c->d, n->line, n->col, "der(%s) is defined twice", r->name);
+  int is_der;
+  const node *r = lhs_ref(n->kid[0], &is_der);
+  if (!r) {
+    lang_error(c->d, n->line, n->col, "expected der(x) = … or an explicit equation v = …");
+    return -1;
+  }
+  const sym *s = lang_lookup(c, r->name);
+  if (!s) {
+    lang_error(c->d, r->line, r->col, "unknown variable '%s'", r->name);
+    return -1;
+  }
+  if (s->ndims > 0 && r->nkid == 0) { /* an array equation: element by element */
+    if (c->elem) {
+      lang_error(c->d, n->line, n->col, "an array equation inside an array equation");
       return -1;
     }
-    c->der_set[i] = 1;
-    c->der_line[i] = n->line;
-    c->rel_events = 1;
-    int rc = compile_expr(c, n->kid[1], &c->der[i]);
-    c->rel_events = 0;
+    int rc = 0;
+    c->elem_size = s->size;
+    for (uint32_t k = 1; k <= s->size && !rc; k++) {
+      c->elem = k;
+      rc = define(c, n, is_der, s->first_flat + k - 1, r->name, n->kid[1]);
+    }
+    c->elem = 0;
     return rc;
   }
-  if (l->kind == X_REF) {
-    const sym *s = lang_lookup(c, l->name);
-    uint32_t f;
-    if (!s || lang_flat_index(c, s, l, &f)) return -1;
-    if (c->cls[f] != V_ALG) {
-      lang_error(c->d, l->line, l->col,
-                 "'%s' is %s: only an algebraic variable can be defined by an equation", l->name,
-                 c->cls[f] == V_STATE ? "a state (its equation is der(...) = ...)"
-                 : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant");
-      return -1;
-    }
-    uint32_t a = c->cidx[f];
-    if (c->alg_set[a]) {
-      lang_error(c->d, l->line, l->col, "'%s' is defined by two equations", l->name);
-      return -1;
-    }
-    c->alg_set[a] = 1;
-    c->alg_line[a] = n->line;
-    c->alg_col[a] = n->col;
-    c->rel_events = 1;
-    int rc = compile_expr(c, n->kid[1], &c->alg[a]);
-    c->rel_events = 0;
-    return rc;
-  }
-  lang_error(c->d, n->line, n->col, "expected der(x) = … or an explicit equation v = …");
-  return -1;
+  uint32_t f;
+  if (lang_flat_index(c, s, r, &f)) return -1;
+  return define(c, is_der ? n : r, is_der, f, r->name, n->kid[1]);
 }
 
 int lang_eq_list(comp *c, const node *list, void *ud) {

@@ -166,4 +166,8 @@ int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, ast_model *m);
 /* Name checks: every reference names a declaration, a loop index or a built-in. */
 int lang_check(const ast_model *m, lang_diag *d);
 
+/* The named constants every model can read (when it declares no variable of that
+ * name): pi, and Modelica.Constants' pi, e, eps, small and g_n. 1 and *v, or 0. */
+int lang_builtin_const(const char *name, double *v);
+
 #endif

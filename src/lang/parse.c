@@ -276,7 +276,23 @@ static node *subscripts_or_args(parser *p, node *n, tok_kind close, int allow_co
       add(p, eq, nested_expr(p));
       add(p, n, eq);
     } else {
-      add(p, n, nested_expr(p));
+      node *e = nested_expr(p);
+      if (close == T_RPAREN && n->nkid == 0 && tok_is(&p->tok, "for")) {
+        /* sum(e for i in r): a Q_FOR whose body is the expression */
+        node *f = mk(p, Q_FOR, &p->tok);
+        next(p);
+        if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
+          expected(p, "a loop index");
+        } else {
+          f->name = intern(p, &p->tok);
+          next(p);
+        }
+        expect_word(p, "in");
+        add(p, f, expr(p));
+        add(p, f, e);
+        e = f;
+      }
+      add(p, n, e);
     }
   } while (accept(p, T_COMMA));
   expect(p, close, close == T_RBRACK ? "']'" : close == T_RBRACE ? "'}'" : "')'");
