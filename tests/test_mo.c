@@ -1604,6 +1604,69 @@ static void test_language_items(void) {
   load_fails("model m\n  Real x(start = 1);\nequation\n  der(x) = pi(2);\nend m;\n", "unknown function 'pi'");
 }
 
+/* ARGESIM C5 (examples/c5, SNE 18/2): y1' = c1 (y2 + c2 - y1), y2' = c3 (c4 - y2),
+ * switching parameters when y1 rises to 5.8 or falls to 2.5. The events, derived
+ * here: c1 = 2.7e6 keeps y1 on z = y2 + c2 - y2'/c1 (its lag behind y2 + c2; the
+ * transient after a switch dies as exp(-c1 t), within microseconds), y2 is
+ * exponential, so each event is where z reaches the threshold: y2* = (th - c2 +
+ * c3 c4/c1)/(1 + c3/c1), after ln((y2_0 - c4)/(y2* - c4))/c3. Before those, y1 falls
+ * from 4.2 through 2.5 at ln(3.5/1.8)/c1 (the when fires; the mode is already 1).
+ * The last event comes to 4.9999996462 (published: 4.999999646), and y1(5) is
+ * z(5) + (5.8 - z(t_last)) exp(-c1 (5 - t_last)) = 5.36931 (published ~5.3693). Each
+ * engine event within 10 quanta of y1 (AbsTolerance 1e-10) over its slope there (at
+ * least 0.25), and y1(5) within that time times its sensitivity to t_last; the when
+ * formulation and the if equation give the same events exactly. */
+static int c5_events(const char *file, double *ev, int max, double *y1_end) {
+  run r;
+  if (run_open(&r, file)) return -1;
+  int n = 0;
+  uint64_t count = 0;
+  while (cdevs_sim_next_time(r.sim) <= 5.0) {
+    if (!CHECK_RUN(cdevs_sim_step(r.sim))) break;
+    cdevs_mo_stats st = run_stats(&r);
+    for (; count < st.crossings; count++)
+      if (n < max) ev[n++] = cdevs_sim_time(r.sim);
+  }
+  if (run_to(&r, 5.0)) *y1_end = x_at(&r, 0, 5.0);
+  run_close(&r);
+  return n;
+}
+
+static void test_c5(void) {
+  const double c1 = 2.7e6, c3 = 3.5651205;
+  double want[16], y2 = 0.3, t = 0.0, z_last = 0.0, t_last = 0.0;
+  int nw = 0, mode = 1;
+  want[nw++] = log(3.5 / 1.8) / c1;
+  for (;;) {
+    double c2 = mode == 1 ? 0.4 : -0.3, c4 = mode == 1 ? 5.5 : 2.73, th = mode == 1 ? 5.8 : 2.5;
+    double ys = (th - c2 + c3 * c4 / c1) / (1.0 + c3 / c1), dt = log((y2 - c4) / (ys - c4)) / c3;
+    if (t + dt > 5.0) {
+      double y25 = c4 + (y2 - c4) * exp(-c3 * (5.0 - t));
+      double z5 = y25 + c2 - c3 * (c4 - y25) / c1;
+      z_last = y2 + c2 - c3 * (c4 - y2) / c1; /* at t_last, in the mode it began */
+      want[nw] = z5 + (5.8 - z_last) * exp(-c1 * (5.0 - t_last)); /* y1(5), after the events */
+      break;
+    }
+    t += dt, y2 = ys, t_last = t;
+    want[nw++] = t;
+    mode = 3 - mode;
+  }
+  double bound = 10.0 * 1e-10 / 0.25, sens = c1 * (5.8 - z_last) * exp(-c1 * (5.0 - t_last));
+  double a[16], b[16], ya = NAN, yb = NAN;
+  int na = c5_events("c5/c5.mo", a, 16, &ya), nb = c5_events("c5/c5_if.mo", b, 16, &yb);
+  printf("c5: %d events (derived %d), the last at %.12g (derived %.12g), y1(5) %.6g (derived %.6g, band %.2g)\n",
+         na, nw, na > 0 ? a[na - 1] : NAN, want[nw - 1], ya, want[nw], sens * bound);
+  CHECK_EQ_INT(na, nw);
+  CHECK_EQ_INT(nb, nw);
+  for (int i = 0; i < nw && i < na && i < nb; i++) {
+    CHECK_NEAR(a[i], want[i], bound);
+    CHECK(a[i] == b[i]);
+  }
+  CHECK_NEAR(want[nw - 1], 4.999999646, 1e-9); /* the derivation against the published time */
+  CHECK_NEAR(ya, want[nw], sens * bound);
+  CHECK(ya == yb);
+}
+
 /* A method that stalls is named as such, not blamed on the model: the same system with
  * LIQSS2's horizon at its StopTime 1 but run to 1e5 has y2's events repeat at
  * t = 280.8 without time moving on; the simulator's guard used to call that "an
@@ -1622,6 +1685,7 @@ int main(void) {
   test_writer_thread();
   test_results_sink();
   test_language_items();
+  test_c5();
   test_same_port_columns();
   test_start_functions();
   test_derivative_refresh();
