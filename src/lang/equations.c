@@ -349,6 +349,14 @@ static int connect_item(comp *c, const node *n) {
 
 static int when_item(comp *c, const node *n);
 
+/* An equation's right side: its relations are events. */
+static int compile_rhs(comp *c, const node *rhs, bc_code *out) {
+  c->rel_events = 1;
+  int rc = compile_expr(c, rhs, out);
+  c->rel_events = 0;
+  return rc;
+}
+
 /* Defines der(x) (is_der) or the algebraic variable at flat index f by rhs; name and
  * at for the messages. */
 static int define(comp *c, const node *at, int is_der, uint32_t f, const char *name, const node *rhs) {
@@ -364,10 +372,7 @@ static int define(comp *c, const node *at, int is_der, uint32_t f, const char *n
     }
     c->der_set[i] = 1;
     c->der_line[i] = at->line;
-    c->rel_events = 1;
-    int rc = compile_expr(c, rhs, &c->der[i]);
-    c->rel_events = 0;
-    return rc;
+    return compile_rhs(c, rhs, &c->der[i]);
   }
   if (c->cls[f] != V_ALG) {
     lang_error(c->d, at->line, at->col,
@@ -384,10 +389,7 @@ static int define(comp *c, const node *at, int is_der, uint32_t f, const char *n
   c->alg_set[a] = 1;
   c->alg_line[a] = at->line;
   c->alg_col[a] = at->col;
-  c->rel_events = 1;
-  int rc = compile_expr(c, rhs, &c->alg[a]);
-  c->rel_events = 0;
-  return rc;
+  return compile_rhs(c, rhs, &c->alg[a]);
 }
 
 /* The variable an equation's left side names: der(r) or r. */

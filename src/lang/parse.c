@@ -254,6 +254,18 @@ static void sync(parser *p) {
 static node *expr(parser *p);
 static node *nested_expr(parser *p);
 
+/* "i in range" after "for": the index into f's name, the range its first kid. */
+static void loop_head(parser *p, node *f) {
+  if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
+    expected(p, "a loop index");
+  } else {
+    f->name = intern(p, &p->tok);
+    next(p);
+  }
+  expect_word(p, "in");
+  add(p, f, expr(p));
+}
+
 /* Arguments, subscripts or array elements, each one level deeper than n. */
 static node *subscripts_or_args(parser *p, node *n, tok_kind close, int allow_colon) {
   if (p->tok.kind == close) {
@@ -281,14 +293,7 @@ static node *subscripts_or_args(parser *p, node *n, tok_kind close, int allow_co
         /* sum(e for i in r): a Q_FOR whose body is the expression */
         node *f = mk(p, Q_FOR, &p->tok);
         next(p);
-        if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
-          expected(p, "a loop index");
-        } else {
-          f->name = intern(p, &p->tok);
-          next(p);
-        }
-        expect_word(p, "in");
-        add(p, f, expr(p));
+        loop_head(p, f);
         add(p, f, e);
         e = f;
       }
@@ -599,14 +604,7 @@ static node *item_inner(parser *p, int stmt) {
     n = mk(p, Q_FOR, &t);
     node *inner = n;
     for (;;) {
-      if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
-        expected(p, "a loop index");
-      } else {
-        inner->name = intern(p, &p->tok);
-        next(p);
-      }
-      expect_word(p, "in");
-      add(p, inner, expr(p));
+      loop_head(p, inner);
       if (!accept(p, T_COMMA)) break;
       node *list = mk(p, N_LIST, &p->tok), *f = mk(p, Q_FOR, &p->tok);
       add(p, list, f);
