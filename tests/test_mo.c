@@ -1178,6 +1178,21 @@ static double bball_worst_midpoint(const double *t, const double *y, int n) {
   return worst;
 }
 
+/* r's results into path, set up: faithful at (rel, abs_tol) when rel >= 0, in layout,
+ * with the writer thread or not. NULL after a failed check (nothing left open). */
+static cdevs_results *results_for(run *r, const char *path, double rel, double abs_tol, int layout, int thread) {
+  cdevs_results *res = NULL;
+  if (CHECK_RUN(cdevs_results_open(r->sim, r->m, path, 0.0, &res)) &&
+      (rel < 0 || CHECK_RUN(cdevs_results_set_accuracy(res, rel, abs_tol))) &&
+      CHECK_RUN(cdevs_results_set_layout(res, layout)) && CHECK_RUN(cdevs_results_set_thread(res, thread)))
+    return res;
+  cdevs_results_close(res, 0.0, 0);
+  return NULL;
+}
+
+static const char *decays40 = "model m\n  Real x[40](each start = 1);\nequation\n  for i in 1:40 loop\n"
+                              "    der(x[i]) = -0.1 * i * x[i];\n  end for;\nend m;\n";
+
 /* The default (faithful) result file of bball.mo: at each impact a row of left
  * limits (v = -v_k) and one of right limits (v = +e·v_k) at the same time, and rows
  * between such that straight lines through them stay within 1e-3 of the 10 m scale
@@ -1187,9 +1202,8 @@ static void test_faithful_rows(void) {
   run r;
   if (run_open(&r, "bball/bball.mo")) return;
   const char *path = "test_mo_bball.csv";
-  cdevs_results *res = NULL;
-  if (!CHECK_RUN(cdevs_results_open(r.sim, r.m, path, 0.0, &res)) ||
-      !CHECK_RUN(cdevs_results_set_accuracy(res, 1e-6, 1e-9))) {
+  cdevs_results *res = results_for(&r, path, 1e-6, 1e-9, CDEVS_RESULTS_WIDE, 0);
+  if (!res) {
     run_close(&r);
     return;
   }
@@ -1254,11 +1268,8 @@ static void test_long_layout(void) {
   run r;
   if (run_open(&r, "bball/bball.mo")) return;
   const char *path = "test_mo_long.csv";
-  cdevs_results *res = NULL;
-  if (!CHECK_RUN(cdevs_results_open(r.sim, r.m, path, 0.0, &res)) ||
-      !CHECK_RUN(cdevs_results_set_accuracy(res, 1e-6, 1e-9)) ||
-      !CHECK_RUN(cdevs_results_set_layout(res, CDEVS_RESULTS_LONG))) {
-    cdevs_results_close(res, 0.0, 0);
+  cdevs_results *res = results_for(&r, path, 1e-6, 1e-9, CDEVS_RESULTS_LONG, 0);
+  if (!res) {
     run_close(&r);
     return;
   }
@@ -1275,12 +1286,8 @@ static void test_long_layout(void) {
   CHECK_EQ_INT(pairs, 12);
   CHECK(ny > 12 && worst < 1e-3 * 10.0 + 1e-4);
 
-  const char *decays = "model m\n  Real x[40](each start = 1);\nequation\n  for i in 1:40 loop\n"
-                       "    der(x[i]) = -0.1 * i * x[i];\n  end for;\nend m;\n";
-  if (run_text(&r, decays, CDEVS_QSS2, 1e-4, 1e-6)) return;
-  if (!CHECK_RUN(cdevs_results_open(r.sim, r.m, path, 0.0, &res)) ||
-      !CHECK_RUN(cdevs_results_set_layout(res, CDEVS_RESULTS_LONG))) {
-    cdevs_results_close(res, 0.0, 0);
+  if (run_text(&r, decays40, CDEVS_QSS2, 1e-4, 1e-6)) return;
+  if (!(res = results_for(&r, path, -1.0, 0.0, CDEVS_RESULTS_LONG, 0))) {
     run_close(&r);
     return;
   }
@@ -1319,18 +1326,13 @@ static int file_bytes(const char *path, char **out, long *n) {
   return ok ? 0 : -1;
 }
 
-static const char *decays40 = "model m\n  Real x[40](each start = 1);\nequation\n  for i in 1:40 loop\n"
-                              "    der(x[i]) = -0.1 * i * x[i];\n  end for;\nend m;\n";
-
 /* Writes the decays into path; the chunks the writer thread was handed. */
 static uint64_t write_case(int thread, int layout, const char *path) {
   run r;
   uint64_t chunks = 0;
   if (run_text(&r, decays40, CDEVS_QSS2, 1e-4, 1e-6)) return 0;
-  cdevs_results *res = NULL;
-  if (CHECK_RUN(cdevs_results_open(r.sim, r.m, path, 0.0, &res)) &&
-      CHECK_RUN(cdevs_results_set_accuracy(res, 1e-4, 1e-6)) && CHECK_RUN(cdevs_results_set_layout(res, layout)) &&
-      CHECK_RUN(cdevs_results_set_thread(res, thread)) && run_to(&r, 10.0)) {
+  cdevs_results *res = results_for(&r, path, 1e-4, 1e-6, layout, thread);
+  if (res && run_to(&r, 10.0)) {
     cdevs_results_finish(res, 10.0);
     chunks = cdevs__results_chunks_passed(res);
     CHECK_RUN(cdevs_results_close(res, 10.0, 1));
@@ -1478,10 +1480,8 @@ static void sink_case(int thread, int layout, int fail_at, sink_log *l) {
   memset(l, 0, sizeof *l);
   l->ordered = 1, l->fail_at = fail_at;
   if (run_text(&r, decays40, CDEVS_QSS2, 1e-4, 1e-6)) return;
-  cdevs_results *res = NULL;
-  if (CHECK_RUN(cdevs_results_open(r.sim, r.m, "test_mo_sink.bin", 0.0, &res)) &&
-      CHECK_RUN(cdevs_results_set_accuracy(res, 1e-4, 1e-6)) && CHECK_RUN(cdevs_results_set_layout(res, layout)) &&
-      CHECK_RUN(cdevs_results_set_thread(res, thread)) && CHECK_RUN(cdevs_results_set_sink(res, &test_sink, l))) {
+  cdevs_results *res = results_for(&r, "test_mo_sink.bin", 1e-4, 1e-6, layout, thread);
+  if (res && CHECK_RUN(cdevs_results_set_sink(res, &test_sink, l))) {
     CHECK_EQ_INT(cdevs_results_set_sink(res, &test_sink, l), CDEVS_EINVAL); /* one sink */
     if (run_to(&r, 10.0)) {
       errno = 0;
@@ -1601,6 +1601,8 @@ static void test_language_items(void) {
              "  der(z) = -z;\nend m;\n", "m.mo:4:13: error: 'z' has 2 elements, the array equation 3");
   load_fails("model m\n  Real y[3](each start = 1);\nequation\n  der(y) = fill(2, 4);\nend m;\n",
              "fill(…, 4) has 4 elements, the array equation 3");
+  load_fails("model m\n  Real y[3](each start = 1);\nequation\n  der(y) = ones(2);\nend m;\n",
+             "m.mo:4:12: error: ones(2) has 2 elements, the array equation 3");
   load_fails("model m\n  Real x(start = 1);\nequation\n  der(x) = pi(2);\nend m;\n", "unknown function 'pi'");
 }
 
