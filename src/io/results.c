@@ -276,7 +276,6 @@ struct cdevs_results {
   /* Another container (cdevs_results_set_sink): rows and records go to it, not to f. */
   const cdevs_results_sink *sink;
   void *sink_ud;
-  int sink_begun;
 };
 
 
@@ -329,7 +328,6 @@ static void header(cdevs_results *r) {
   r->header_done = 1;
   if (r->sink) {
     const char *tmp = cdevs_results_file_temp(r->file);
-    r->sink_begun = 1;
     int e = r->sink->begin(r->sink_ud, tmp ? tmp : r->file->target, (size_t)r->nports,
                            (const char *const *)r->names, r->layout_long ? CDEVS_RESULTS_LONG : CDEVS_RESULTS_WIDE,
                            r->step);
@@ -1070,7 +1068,7 @@ cdevs_status cdevs_results_close(cdevs_results *r, double t_end, int ok) {
   int e = 0;
   if (ok && !r->header_done) header(r);
   if (r->sink) { /* always told the end, so that it frees what it holds */
-    int se = r->sink->end(r->sink_ud, ok && r->sink_begun && !r->failed);
+    int se = r->sink->end(r->sink_ud, ok && r->header_done && !r->failed);
     if (ok && se && !r->failed) r->failed = se;
   }
   if (ok) ob_flush(r);
