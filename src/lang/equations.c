@@ -153,28 +153,24 @@ static int gen_call(comp *c, const node *n) {
   }
   if ((!strcmp(f, "sum") || !strcmp(f, "product")) && arity == 1 && n->kid[0]->kind == Q_FOR) {
     fold_gen g = {0, f[0] == 'p'};
-    uint32_t elem = c->elem;
     if (lang_exec_for(c, n->kid[0], fold_gen_body, &g)) return -1;
-    c->elem = elem;
     if (!g.terms) emit(c, BC_CONST, 0, g.prod ? 1.0 : 0.0, 1); /* an empty range */
     return 0;
   }
   if (!strcmp(f, "fill") || !strcmp(f, "zeros") || !strcmp(f, "ones")) {
     /* an array of one value, as an element of an array equation */
-    long want = 0;
     int ok = 1, nsize = f[0] == 'f' ? 2 : 1;
     if (arity != nsize) goto bad_arity;
     double sz = lang_ceval(c, n->kid[nsize - 1], &ok);
     if (!ok) return -1;
-    want = (long)sz;
     if (c->elem == 0) {
       lang_error(c->d, n->line, n->col, "%s() makes an array: use it in an array equation (u = %s(…)) or a "
                  "parameter's binding", n->name, n->name);
       return -1;
     }
-    if (sz != (double)want || want != (long)c->elem_size) {
-      lang_error(c->d, n->line, n->col, "%s(…, %g) has %g elements, the array equation %u", n->name, sz, sz,
-                 c->elem_size);
+    if (sz != (double)c->elem_size) {
+      lang_error(c->d, n->line, n->col, "%s(%s%g) has %g elements, the array equation %u", n->name,
+                 nsize == 2 ? "…, " : "", sz, sz, c->elem_size);
       return -1;
     }
     if (f[0] == 'f') return gen(c, n->kid[0]);
