@@ -1604,6 +1604,10 @@ static void test_language_items(void) {
   load_fails("model m\n  Real y[3](each start = 1);\nequation\n  der(y) = ones(2);\nend m;\n",
              "m.mo:4:12: error: ones(2) has 2 elements, the array equation 3");
   load_fails("model m\n  Real x(start = 1);\nequation\n  der(x) = pi(2);\nend m;\n", "unknown function 'pi'");
+  /* A comprehension of millions of terms in an equation: refused early (10^8 took
+   * 1.6 GB before the loop limit stopped it). */
+  load_fails("model m\n  Real x(start = 0);\nequation\n  der(x) = sum(i for i in 1:2000000);\nend m;\n",
+             "m.mo:4:12: error: sum(e for i in r) in an equation takes at most 1000000 terms");
 }
 
 /* ARGESIM C5 (examples/c5, SNE 18/2): y1' = c1 (y2 + c2 - y1), y2' = c3 (c4 - y2),

@@ -77,10 +77,20 @@ static int gen_ref(comp *c, const node *n) {
 /* sum(e for i in r): e at each i, added (multiplied for product). */
 typedef struct {
   int terms, prod;
+  const node *at; /* the call */
 } fold_gen;
+
+/* The terms one comprehension may put into an equation: each is evaluated at every
+ * step, and 10^6 of them are 32 MB of code (10^8 were 1.6 GB before the loop limit). */
+enum { MAX_FOLD_TERMS = 1000000 };
 
 static int fold_gen_body(comp *c, const node *e, void *ud) {
   fold_gen *g = ud;
+  if (g->terms == MAX_FOLD_TERMS) {
+    lang_error(c->d, g->at->line, g->at->col, "%s(e for i in r) in an equation takes at most %d terms",
+               g->at->name, MAX_FOLD_TERMS);
+    return -1;
+  }
   if (gen(c, e)) return -1;
   if (g->terms++) emit(c, g->prod ? BC_MUL : BC_ADD, 0, 0, -1);
   return 0;
@@ -152,7 +162,7 @@ static int gen_call(comp *c, const node *n) {
     return rc;
   }
   if ((!strcmp(f, "sum") || !strcmp(f, "product")) && arity == 1 && n->kid[0]->kind == Q_FOR) {
-    fold_gen g = {0, f[0] == 'p'};
+    fold_gen g = {0, f[0] == 'p', n};
     if (lang_exec_for(c, n->kid[0], fold_gen_body, &g)) return -1;
     if (!g.terms) emit(c, BC_CONST, 0, g.prod ? 1.0 : 0.0, 1); /* an empty range */
     return 0;
