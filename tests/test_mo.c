@@ -1193,22 +1193,29 @@ static cdevs_results *results_for(run *r, const char *path, double rel, double a
 static const char *decays40 = "model m\n  Real x[40](each start = 1);\nequation\n  for i in 1:40 loop\n"
                               "    der(x[i]) = -0.1 * i * x[i];\n  end for;\nend m;\n";
 
+/* bball.mo run to 12 s, its faithful results (tolerance 1e-6, 1e-9) into path in
+ * layout: 0, or -1 after a failed check. */
+static int write_bball(const char *path, int layout) {
+  run r;
+  if (run_open(&r, "bball/bball.mo")) return -1;
+  cdevs_results *res = results_for(&r, path, 1e-6, 1e-9, layout, 0);
+  int rc = -1;
+  if (res && run_to(&r, 12.0))
+    rc = CHECK_RUN(cdevs_results_close(res, 12.0, 1)) ? 0 : -1;
+  else
+    cdevs_results_close(res, 0.0, 0);
+  run_close(&r);
+  return rc;
+}
+
 /* The default (faithful) result file of bball.mo: at each impact a row of left
  * limits (v = -v_k) and one of right limits (v = +e·v_k) at the same time, and rows
  * between such that straight lines through them stay within 1e-3 of the 10 m scale
  * plus the quanta of the exact parabolas (the bound cdevs_results_set_accuracy
  * promises). Raw rows (one per change) had no left limit and 29 rows. */
 static void test_faithful_rows(void) {
-  run r;
-  if (run_open(&r, "bball/bball.mo")) return;
   const char *path = "test_mo_bball.csv";
-  cdevs_results *res = results_for(&r, path, 1e-6, 1e-9, CDEVS_RESULTS_WIDE, 0);
-  if (!res) {
-    run_close(&r);
-    return;
-  }
-  if (run_to(&r, 12.0)) CHECK_RUN(cdevs_results_close(res, 12.0, 1));
-  run_close(&r);
+  if (write_bball(path, CDEVS_RESULTS_WIDE)) return;
   FILE *f = fopen(path, "r");
   if (!f) return;
   char line[256];
@@ -1265,16 +1272,10 @@ static int read_long(const char *path, const char *a, double *ta, double *va, in
  * pace: every record within 1e-3 of exp(-i t/10), and the file a fraction of the wide
  * table's instants × 40 values. */
 static void test_long_layout(void) {
-  run r;
-  if (run_open(&r, "bball/bball.mo")) return;
   const char *path = "test_mo_long.csv";
-  cdevs_results *res = results_for(&r, path, 1e-6, 1e-9, CDEVS_RESULTS_LONG, 0);
-  if (!res) {
-    run_close(&r);
-    return;
-  }
-  if (run_to(&r, 12.0)) CHECK_RUN(cdevs_results_close(res, 12.0, 1));
-  run_close(&r);
+  if (write_bball(path, CDEVS_RESULTS_LONG)) return;
+  run r;
+  cdevs_results *res;
   static double ty[8192], y[8192], tv[8192], v[8192];
   int ny, nv;
   int n = read_long(path, "y", ty, y, &ny, "v", tv, v, &nv, 8192, NULL, NULL);
