@@ -366,36 +366,32 @@ static int compile_rhs(comp *c, const node *rhs, bc_code *out) {
 /* Defines der(x) (is_der) or the algebraic variable at flat index f by rhs; name and
  * at for the messages. */
 static int define(comp *c, const node *at, int is_der, uint32_t f, const char *name, const node *rhs) {
-  if (is_der) {
-    if (c->cls[f] != V_STATE) {
-      lang_error(c->d, at->line, at->col, "der(%s): '%s' is not a state", name, name);
-      return -1;
-    }
-    uint32_t i = c->cidx[f];
-    if (c->der_set[i]) {
-      lang_error(c->d, at->line, at->col, "der(%s) is defined twice", name);
-      return -1;
-    }
-    c->der_set[i] = 1;
-    c->der_line[i] = at->line;
-    return compile_rhs(c, rhs, &c->der[i]);
+  if (is_der && c->cls[f] != V_STATE) {
+    lang_error(c->d, at->line, at->col, "der(%s): '%s' is not a state", name, name);
+    return -1;
   }
-  if (c->cls[f] != V_ALG) {
+  if (!is_der && c->cls[f] != V_ALG) {
     lang_error(c->d, at->line, at->col,
                "'%s' is %s: only an algebraic variable can be defined by an equation", name,
                c->cls[f] == V_STATE ? "a state (its equation is der(...) = ...)"
                : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant");
     return -1;
   }
-  uint32_t a = c->cidx[f];
-  if (c->alg_set[a]) {
-    lang_error(c->d, at->line, at->col, "'%s' is defined by two equations", name);
+  uint32_t i = c->cidx[f];
+  int8_t *set = is_der ? c->der_set : c->alg_set;
+  if (set[i]) {
+    lang_error(c->d, at->line, at->col, is_der ? "der(%s) is defined twice" : "'%s' is defined by two equations",
+               name);
     return -1;
   }
-  c->alg_set[a] = 1;
-  c->alg_line[a] = at->line;
-  c->alg_col[a] = at->col;
-  return compile_rhs(c, rhs, &c->alg[a]);
+  set[i] = 1;
+  if (is_der) {
+    c->der_line[i] = at->line;
+  } else {
+    c->alg_line[i] = at->line;
+    c->alg_col[i] = at->col;
+  }
+  return compile_rhs(c, rhs, is_der ? &c->der[i] : &c->alg[i]);
 }
 
 /* The variable an equation's left side names: der(r) or r. */
