@@ -11,105 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdevs/cdevs.h"
-#include "check.h"
-#include "qss/system.h"
-
-#ifndef EXAMPLES
-#define EXAMPLES "examples"
-#endif
-
-typedef struct run {
-  cdevs_mo *mo;
-  cdevs_model *root, *m;
-  cdevs_sim *sim;
-} run;
-
-/* Adds r->mo to a new root and starts a simulation; a failure counts as a failed check. */
-static int run_start(run *r, cdevs_qss_method method, double tol, double abstol) {
-  r->root = cdevs_root_new(NULL, "t");
-  r->m = cdevs_mo_add(r->root, "model", r->mo, method, tol, abstol);
-  if (cdevs_sim_new(r->root, NULL, &r->sim)) {
-    fprintf(stderr, "%s\n", cdevs_model_errmsg(r->root));
-    check_failed++;
-    return -1;
-  }
-  return 0;
-}
-
-/* Opens an example with its experiment's tolerances and method (or method, when not
- * 0), LIQSS taking its a as jac says. */
-static int run_open_as(run *r, const char *file, cdevs_mo_jacobian jac, cdevs_qss_method method) {
-  memset(r, 0, sizeof *r);
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", EXAMPLES, file);
-  if (cdevs_mo_load(path, stderr, &r->mo)) {
-    check_failed++;
-    return -1;
-  }
-  cdevs_mo_experiment e;
-  cdevs_mo_experiment_get(r->mo, &e);
-  cdevs_mo_set_jacobian(r->mo, jac);
-  return run_start(r, method ? method : e.method, e.tol, e.abstol);
-}
-
-static int run_open(run *r, const char *file) { return run_open_as(r, file, CDEVS_JAC_EXACT, 0); }
-
-/* A model written in the test, compiled; NULL (a failed check) if it does not. */
-static cdevs_mo *mo_from_text(const char *text) {
-  cdevs_mo *mo = NULL;
-  if (cdevs_mo_load_text("m.mo", text, strlen(text), stderr, &mo)) check_failed++;
-  return mo;
-}
-
-/* Compiles a model written in the test and starts it. */
-static int run_text_jac(run *r, const char *text, cdevs_qss_method method, double tol, double abstol,
-                        cdevs_mo_jacobian jac) {
-  memset(r, 0, sizeof *r);
-  if (!(r->mo = mo_from_text(text))) return -1;
-  cdevs_mo_set_jacobian(r->mo, jac);
-  return run_start(r, method, tol, abstol);
-}
-
-static int run_text(run *r, const char *text, cdevs_qss_method method, double tol, double abstol) {
-  return run_text_jac(r, text, method, tol, abstol, CDEVS_JAC_EXACT);
-}
-
-/* run_text, then simulated up to t; a failure counts as a failed check, closes r and
- * returns -1. */
-static void run_close(run *r);
-static int run_to(run *r, double t);
-static int run_text_until(run *r, const char *text, cdevs_qss_method method, double tol, double abstol, double t) {
-  if (run_text(r, text, method, tol, abstol)) return -1;
-  if (run_to(r, t)) return 0;
-  run_close(r);
-  return -1;
-}
-
-/* Simulates r up to t: 1, or 0 after counting the failure with the simulator's
- * message (CHECK_RUN gives only the status). */
-static int run_to(run *r, double t) {
-  if (CHECK_RUN(cdevs_sim_run(r->sim, t))) return 1;
-  fprintf(stderr, "  simulating to %g: %s\n", t, cdevs_sim_errmsg(r->sim));
-  return 0;
-}
-
-/* The equation system's counters. */
-static cdevs_mo_stats run_stats(const run *r) {
-  cdevs_mo_stats st;
-  cdevs_mo_stats_get(cdevs_sim_state(r->sim, r->m), &st);
-  return st;
-}
-
-static void run_close(run *r) {
-  cdevs_sim_free(r->sim);
-  cdevs_model_free(r->root);
-  cdevs_mo_free(r->mo);
-}
-
-static double x_at(run *r, uint32_t i, double t) {
-  return cdevs__system_x(cdevs_sim_state(r->sim, r->m), i, t);
-}
+#include "mo_run.h"
 
 /* when y < 0 then reinit(v, -e*v): impacts at t1 = sqrt(2h/g), then every 2·v_k/g. */
 static void test_bball(void) {
@@ -1534,21 +1436,6 @@ static void test_results_sink(void) {
   run_close(&r);
 }
 
-/* 1 if text fails to compile with a message holding want (else a failed check). */
-static int load_fails(const char *text, const char *want) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *d = open_memstream(&buf, &len);
-  cdevs_mo *mo = NULL;
-  int rc = d ? cdevs_mo_load_text("m.mo", text, strlen(text), d, &mo) : 0;
-  if (d) fclose(d);
-  int ok = rc != 0 && buf && strstr(buf, want);
-  if (!ok) fprintf(stderr, "  expected an error '%s', got: %s\n", want, buf ? buf : "(nothing)");
-  CHECK(ok);
-  cdevs_mo_free(mo);
-  free(buf);
-  return ok;
-}
 
 /* Issue 18's language items, against closed forms. An if equation switches at the
  * crossing of its condition: x' = -1 while x > 0.5, then -2: x = 1 - t, then

@@ -920,6 +920,8 @@ void cdevs_mo_free(cdevs_mo *mo) {
   free(sp->der_line), free(sp->alg_line), free(mo->file);
   for (uint32_t f = 0; mo->names && f < mo->nflat; f++) free(mo->names[f]);
   for (uint32_t i = 0; i < mo->ncomps; i++) free((char *)mo->comps[i].name);
+  for (uint32_t k = 0; k < mo->nins; k++) free(mo->ins[k].name);
+  free(mo->ins), free(mo->in0), free(mo->in_names), free(mo->links);
   free(mo->comps), free(mo->conns), free(mo->out_port);
   free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
   free(mo->names), free(mo->cls), free(mo->cidx), free(mo->out_kind), free(mo->out_index);
@@ -992,6 +994,13 @@ static int compile(comp *c, cdevs_mo *mo) {
     }
     if (c->cls[f] == V_ALG && !c->alg_set[c->cidx[f]]) {
       const sym *s = sym_of_flat(c, f);
+      if (read[c->cidx[f]] && s->d->kind == D_INPUT) {
+        lang_error(c->d, s->d->line, s->d->col,
+                   "input '%s' is not connected: connect a component's output to it (connect(k.y, %s)) or "
+                   "give it an equation", mo->names[f], mo->names[f]);
+        free(read);
+        return -1;
+      }
       if (read[c->cidx[f]]) {
         lang_error(c->d, s->d->line, s->d->col,
                    "no equation defines '%s' (declare it discrete if a when clause sets it)", mo->names[f]);
@@ -1018,6 +1027,13 @@ static int compile(comp *c, cdevs_mo *mo) {
   sp->n_states = ns, sp->n_algs = na, sp->n_discs = c->counts[V_DISC], sp->n_params = c->counts[V_PARAM];
   sp->n_cross = c->ncross;
   sp->rng = c->rng;
+  /* The components' outputs the equations read: the system's inputs. */
+  sp->n_in = mo->nins;
+  mo->in0 = xcalloc(c, mo->nins, sizeof *mo->in0);
+  mo->in_names = xcalloc(c, mo->nins, sizeof *mo->in_names);
+  if (c->oom) return -1;
+  for (uint32_t k = 0; k < mo->nins; k++) mo->in0[k] = mo->ins[k].start, mo->in_names[k] = mo->ins[k].name;
+  sp->in0 = mo->in0, sp->in_names = mo->in_names;
   sp->der = c->der, c->der = NULL;
   sp->alg = c->alg, c->alg = NULL;
   sp->cross = c->cross, c->cross = NULL;

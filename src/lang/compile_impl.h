@@ -84,12 +84,34 @@ typedef struct mo_conn {
   int fport, tport;
 } mo_conn;
 
+/* The equations read a component's output (der(x) = k.y, or connect(k.y, u)): input
+ * k of the equation system, "k.y". */
+typedef struct mo_in {
+  uint32_t comp;
+  int port;
+  char *name;
+  double start; /* its value until the component's first event */
+} mo_in;
+
+/* A component reads a variable of the equations (connect(x, k.u)): flat scalar f
+ * drives the component's input port. */
+typedef struct mo_link {
+  uint32_t f, comp;
+  int port;
+} mo_link;
+
 struct cdevs_mo {
   char *file; /* the model's path, for the run's messages */
   mo_comp *comps;
   uint32_t ncomps;
   mo_conn *conns;
   uint32_t nconns;
+  mo_in *ins;
+  uint32_t nins;
+  double *in0;
+  const char **in_names;
+  mo_link *links;
+  uint32_t nlinks;
   uint32_t *out_port; /* per output: the component port (kind 3) */
   cdevs_model *system;
   uint8_t *sys_out_kind;
@@ -139,6 +161,9 @@ int lang_eq_list(comp *c, const node *list, void *ud);
 int lang_alg_list(comp *c, const node *list, void *ud);
 /* "comp.port" -> component and port index in direction dir; -1 if not such a port. */
 int lang_comp_port(const comp *c, const node *r, cdevs_dir dir, int *ci);
+/* The system input that carries component ci's output port (added at its first use);
+ * its index, or -1 (out of memory). */
+int lang_input(comp *c, uint32_t ci, int port, const char *name);
 int lang_is_integrator(const cdevs_atomic_ops *ops);
 /* A model output: flat scalar f, or a component's port (compile.c). */
 int lang_add_output(cdevs_mo *mo, uint32_t f);

@@ -55,9 +55,25 @@ static int gen_ref(comp *c, const node *n) {
     return 0;
   }
   const char *dot = strchr(n->name, '.');
-  if (dot) {
-    lang_error(c->d, n->line, n->col, "'%s': block outputs cannot be read by equations yet", n->name);
-    return -1;
+  if (dot) { /* a component's output, an input of the system */
+    int ci, port = lang_comp_port(c, n, CDEVS_OUT, &ci);
+    if (port < 0) {
+      if (lang_comp_port(c, n, CDEVS_IN, &ci) >= 0)
+        lang_error(c->d, n->line, n->col, "'%s' is an input of '%s': equations read outputs (cdevs list-blocks)",
+                   n->name, c->mo->comps[ci].name);
+      else
+        lang_error(c->d, n->line, n->col, "'%s' is not an output of a component (cdevs list-blocks lists them)",
+                   n->name);
+      return -1;
+    }
+    if (n->nkid) {
+      lang_error(c->d, n->line, n->col, "'%s' is a scalar: it takes no subscripts", n->name);
+      return -1;
+    }
+    int k = lang_input(c, (uint32_t)ci, port, n->name);
+    if (k < 0) return -1;
+    emit(c, BC_STATE, c->counts[V_STATE] + (uint32_t)k, 0, 1);
+    return 0;
   }
   uint32_t f;
   if (s && s->ndims > 0 && n->nkid == 0 && c->elem > 0) { /* an array equation: this element */
@@ -326,10 +342,87 @@ int lang_comp_port(const comp *c, const node *r, cdevs_dir dir, int *ci) {
   return -1;
 }
 
+int lang_input(comp *c, uint32_t ci, int port, const char *name) {
+  cdevs_mo *mo = c->mo;
+  for (uint32_t k = 0; k < mo->nins; k++)
+    if (mo->ins[k].comp == ci && mo->ins[k].port == port) return (int)k;
+  mo_in *ni = realloc(mo->ins, (mo->nins + 1) * sizeof *ni);
+  if (!ni) return c->oom = 1, -1;
+  mo->ins = ni;
+  char *nm = malloc(strlen(name) + 1);
+  if (!nm) return c->oom = 1, -1;
+  strcpy(nm, name);
+  ni[mo->nins] = (mo_in){ci, port, nm, 0.0};
+  return (int)mo->nins++;
+}
+
+/* A variable of the model in a connect(): its flat scalar, or -1 (with no message
+ * when it is no variable at all). */
+static int connect_var(comp *c, const node *r, uint32_t *f) {
+  if (r->kind != X_REF || strchr(r->name, '.')) return -1;
+  const sym *s = lang_lookup(c, r->name);
+  if (!s || s->cls == V_UNKNOWN) return -1;
+  if (s->ndims > 0 && r->nkid == 0) {
+    lang_error(c->d, r->line, r->col, "connect() takes one scalar of '%s' (a subscript, or a for loop)", r->name);
+    return -2;
+  }
+  return lang_flat_index(c, s, r, f) ? -2 : 0;
+}
+
+static int define(comp *c, const node *at, int is_der, uint32_t f, const char *name, const node *rhs);
+
+/* connect() between a component's port and a variable of the equations: the variable
+ * reads the component's output (it is then defined by it: connect(k.y, u) is
+ * u = k.y), or drives its input (connect(x, k.u)). 1 if neither side is a variable. */
+static int connect_eq(comp *c, const node *n) {
+  const node *a = n->kid[0], *b = n->kid[1];
+  uint32_t f;
+  int ci, port;
+  const node *var = a, *other = b;
+  int rc = connect_var(c, a, &f);
+  if (rc == -1) var = b, other = a, rc = connect_var(c, b, &f);
+  if (rc == -2) return -1;
+  if (rc == -1) return 1;
+  if (lang_comp_port(c, other, CDEVS_OUT, &ci) >= 0) { /* the variable reads the output */
+    if (c->cls[f] == V_ALG) {
+      if (define(c, var, 0, f, var->name, other)) return -1;
+      port = lang_comp_port(c, other, CDEVS_OUT, &ci);
+      for (uint32_t k = 0; k < c->mo->nins; k++) /* the input starts at the variable's start value */
+        if (c->mo->ins[k].comp == (uint32_t)ci && c->mo->ins[k].port == port) c->mo->ins[k].start = c->cval[f];
+      return 0;
+    }
+    lang_error(c->d, var->line, var->col,
+               "connect(%s, %s): '%s' is %s; an output of a component can define only a variable with no "
+               "other equation (declare it 'input Real %s;' or 'Real %s;')",
+               a->name, b->name, var->name,
+               c->cls[f] == V_STATE ? "a state" : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant",
+               var->name, var->name);
+    return -1;
+  }
+  if ((port = lang_comp_port(c, other, CDEVS_IN, &ci)) >= 0) { /* the component reads the variable */
+    if (c->cls[f] == V_PARAM || c->cls[f] == V_CONST) {
+      lang_error(c->d, var->line, var->col,
+                 "connect(%s, %s): '%s' is a parameter or constant; a component's input needs a signal "
+                 "(a cdevs.Constant block, or a variable of the equations)", a->name, b->name, var->name);
+      return -1;
+    }
+    cdevs_mo *mo = c->mo;
+    mo_link *nl = realloc(mo->links, (mo->nlinks + 1) * sizeof *nl);
+    if (!nl) return c->oom = 1, -1;
+    mo->links = nl;
+    nl[mo->nlinks++] = (mo_link){f, (uint32_t)ci, port};
+    return 0;
+  }
+  lang_error(c->d, other->line, other->col, "'%s' is not a port of a component", other->kind == X_REF ? other->name : "?");
+  return -1;
+}
+
 static int connect_item(comp *c, const node *n) {
   const node *a = n->kid[0], *b = n->kid[1];
   int ca, cb, pa, pb;
   mo_conn conn;
+  int eq = connect_eq(c, n);
+  if (eq <= 0) return eq;
   if ((pa = lang_comp_port(c, a, CDEVS_OUT, &ca)) >= 0 && (pb = lang_comp_port(c, b, CDEVS_IN, &cb)) >= 0) {
     conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb};
   } else if ((pa = lang_comp_port(c, b, CDEVS_OUT, &ca)) >= 0 && (pb = lang_comp_port(c, a, CDEVS_IN, &cb)) >= 0) {

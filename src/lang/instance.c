@@ -168,6 +168,33 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
       mo->sys_out_names[ns] = mo->out_names[o];
       mo->out_port[o] = ns++;
     }
+  /* And the variables components read (connect(x, k.u)), each once. */
+  uint32_t *link_port = malloc((mo->nlinks ? mo->nlinks : 1) * sizeof *link_port);
+  if (!link_port) {
+    cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory");
+    return NULL;
+  }
+  for (uint32_t l = 0; l < mo->nlinks; l++) {
+    uint32_t f = mo->links[l].f, kind = mo->cls[f] == V_STATE ? 0 : mo->cls[f] == V_ALG ? 1 : 2, p;
+    for (p = 0; p < ns; p++)
+      if (mo->sys_out_kind[p] == kind && mo->sys_out_index[p] == mo->cidx[f]) break;
+    if (p == ns) {
+      uint8_t *k2 = realloc(mo->sys_out_kind, (ns + 1) * sizeof *k2);
+      if (k2) mo->sys_out_kind = k2;
+      uint32_t *i2 = realloc(mo->sys_out_index, (ns + 1) * sizeof *i2);
+      if (i2) mo->sys_out_index = i2;
+      const char **n2 = realloc(mo->sys_out_names, (ns + 1) * sizeof *n2);
+      if (n2) mo->sys_out_names = n2;
+      if (!k2 || !i2 || !n2) {
+        free(link_port);
+        cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory");
+        return NULL;
+      }
+      mo->sys_out_kind[ns] = (uint8_t)kind, mo->sys_out_index[ns] = mo->cidx[f], mo->sys_out_names[ns] = mo->names[f];
+      ns++;
+    }
+    link_port[l] = p;
+  }
   sp->n_out = ns;
   sp->out_kind = mo->sys_out_kind;
   sp->out_index = mo->sys_out_index;
@@ -177,7 +204,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   mo->arg.t_end = mo->t_end_set ? mo->t_end : mo->exp.stop;
   mo->arg.secant_a = mo->jacobian == CDEVS_JAC_SECANT;
   mo->arg.zeno_continue = mo->zeno == CDEVS_ZENO_CONTINUE;
-  int has_eqs = sp->n_states || sp->n_discs || sp->n_cross;
+  int has_eqs = sp->n_states || sp->n_discs || sp->n_cross || sp->n_algs || sp->n_in || mo->nlinks;
   cdevs_model *holder = parent, *result;
   mo->system = NULL;
   if (mo->ncomps) {
@@ -188,6 +215,13 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   }
   for (uint32_t o = 0; mo->system && o < ns; o++)
     cdevs_port_add(mo->system, CDEVS_OUT, mo->sys_out_names[o], CDEVS_TAYLOR);
+  for (uint32_t k = 0; mo->system && k < mo->nins; k++) {
+    char pn[300]; /* "k.y" as the port "k:y" (a dot separates the levels of a path) */
+    snprintf(pn, sizeof pn, "%s", mo->ins[k].name);
+    for (char *q = pn; *q; q++)
+      if (*q == '.') *q = ':';
+    cdevs_port_add(mo->system, CDEVS_IN, pn, CDEVS_TAYLOR);
+  }
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     mo_comp *k = &mo->comps[i];
     /* Integrators take the run's method and quanta unless the model set them. */
@@ -203,6 +237,11 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
     const mo_conn *cn = &mo->conns[i];
     cdevs_connect_i(holder, mo->comps[cn->from].model, cn->fport, mo->comps[cn->to].model, cn->tport);
   }
+  for (uint32_t k = 0; mo->system && k < mo->nins; k++)
+    cdevs_connect_i(holder, mo->comps[mo->ins[k].comp].model, mo->ins[k].port, mo->system, (int)k);
+  for (uint32_t l = 0; mo->system && l < mo->nlinks; l++)
+    cdevs_connect_i(holder, mo->system, (int)link_port[l], mo->comps[mo->links[l].comp].model, mo->links[l].port);
+  free(link_port);
   return result;
 }
 

@@ -107,6 +107,8 @@ typedef struct sys_state {
   uint32_t cur_cross; /* the crossing whose handler runs; its plan was redone if touched */
   int cur_touched;
   uint64_t steps, crossings, reinits, refreshes;
+  double t0;        /* the start time */
+  uint8_t *in_seen; /* per input: an event has come (before it, the start value) */
   size_t bytes; /* what was allocated, for fini */
   void *block;
 } sys_state;
@@ -643,14 +645,21 @@ static void set_disc(sys_state *s, uint32_t d, double v) {
   mark_outputs(s, &s->dso, d);
 }
 
-static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint32_t n, double t) {
-  const cdevs__sys_spec *sp = s->sp;
+/* Discrete assignments begin: nothing listed as stale yet (set_disc lists). */
+static void changes_begin(sys_state *s) {
   s->nhd = s->nhz = 0;
   if (++s->hstamp == 0) { /* marks start at 0; after 2^32 handlers, again */
     memset(s->hdmark, 0, s->sp->n_states * sizeof(uint32_t));
     memset(s->hzmark, 0, s->sp->n_cross * sizeof(uint32_t));
     s->hstamp = 1;
   }
+}
+
+static int changes_end(cdevs_ctx *cx, sys_state *s, double t);
+
+static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint32_t n, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  changes_begin(s);
   for (uint32_t a = 0; a < n; a++) {
     const sys_action *ac = &acts[a];
     if (ac->reinit == ACT_JUMP) {
@@ -678,6 +687,12 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       set_disc(s, ac->target, val[0]);
     }
   }
+  return changes_end(cx, s, t);
+}
+
+/* Discrete assignments end: what they made stale is brought up to date. */
+static int changes_end(cdevs_ctx *cx, sys_state *s, double t) {
+  const cdevs__sys_spec *sp = s->sp;
   /* The relations of equations that read what the assignments changed take their
    * new sides now, before anything reads them (if g > 0 then x/g else 0 with g := 0
    * must not divide by the new g); a side they change may move others, which join
@@ -711,6 +726,20 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
   return 0;
 }
 
+/* Input k (read as state n_states + k) holds the polynomial c[0..order] from t on
+ * (c NULL: the constant c0), to the degree of q (the method's order - 1, as an
+ * integrator block reads its input), with x equal to q: its value is what was sent. */
+static void set_input(sys_state *s, uint32_t k, double c0, const double *c, int order, double t) {
+  cdevs__qvar *v = &s->v[s->sp->n_states + k];
+  int deg = s->m->order - 1;
+  memset(v, 0, sizeof *v);
+  v->q[0] = c ? c[0] : c0;
+  for (int j = 1; c && j <= order && j <= deg; j++) v->q[j] = c[j];
+  memcpy(v->x, v->q, sizeof v->x);
+  v->tq = v->tx = t;
+  v->tn = INFINITY;
+}
+
 /* ---- The atomic model ------------------------------------------------------------------ */
 
 /* Points the state's arrays into the block at base, one after another; returns the
@@ -722,7 +751,7 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   for (uint32_t o = 0; o < sp->n_out; o++) nitems += sp->out_kind[o] == 1;
   s->nitems = nitems;
   size_t off = 0;
-  s->v = take(base, &off, ns * sizeof(cdevs__qvar));
+  s->v = take(base, &off, (ns + sp->n_in) * sizeof(cdevs__qvar)); /* the inputs after the states */
   s->alg = take(base, &off, sp->n_algs * sizeof(double[4]));
   s->disc = take(base, &off, sp->n_discs * sizeof(double));
   s->stack = take(base, &off, depth * sizeof(double[4]));
@@ -760,6 +789,7 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->zhist = take(base, &off, nz * sizeof(double[2]));
   s->zlast = take(base, &off, nz * sizeof(double[2]));
   s->zshrink = take(base, &off, nz * sizeof(uint32_t));
+  s->in_seen = take(base, &off, sp->n_in);
   return off;
 }
 
@@ -811,11 +841,11 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   bad = bad || direct_algs(s, &s->aa, codes, sp->n_algs);
   for (uint32_t i = 0; i < ns; i++) codes[i] = &sp->der[i];
   bad = bad || direct_algs(s, &s->da, codes, ns) ||
-        build_csr(s, &s->sd, ns, codes, ns, BC_STATE, &s->da) ||
+        build_csr(s, &s->sd, ns + sp->n_in, codes, ns, BC_STATE, &s->da) ||
         build_csr(s, &s->dd, sp->n_discs, codes, ns, BC_DISC, &s->da);
   for (uint32_t z = 0; z < nz; z++) codes[z] = &sp->cross[z].f;
   bad = bad || direct_algs(s, &s->za, codes, nz) ||
-        build_csr(s, &s->sz, ns, codes, nz, BC_STATE, &s->za) ||
+        build_csr(s, &s->sz, ns + sp->n_in, codes, nz, BC_STATE, &s->za) ||
         build_csr(s, &s->dz, sp->n_discs, codes, nz, BC_DISC, &s->za);
   tmp_free(s, codes, nmax * sizeof *codes);
   if (bad) return CDEVS_ENOMEM;
@@ -858,6 +888,8 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   }
   if (a->t_end > s->t)
     for (uint32_t i = 0; i < ns; i++) s->v[i].t_end = a->t_end;
+  for (uint32_t k = 0; k < sp->n_in; k++) set_input(s, k, sp->in0 ? sp->in0[k] : 0.0, NULL, 0, s->t);
+  s->t0 = s->t;
   /* Every item at +inf, so each inner node holds the lower-numbered of its
    * children's items (the leaves wrap round two levels: not always the left one). */
   uint32_t nitems = s->nitems;
@@ -910,7 +942,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     else bad_out |= pairs_push(s, &ps[sp->out_kind[o] == 2], sp->out_index[o], o);
     mark_output(s, o); /* every output is sent at the start */
   }
-  bad_out = bad_out || pairs_to_csr(s, &s->so, ns, &ps[0]) || pairs_to_csr(s, &s->dso, sp->n_discs, &ps[1]);
+  bad_out = bad_out || pairs_to_csr(s, &s->so, ns + sp->n_in, &ps[0]) || pairs_to_csr(s, &s->dso, sp->n_discs, &ps[1]);
   pairs_free(s, &ps[0]), pairs_free(s, &ps[1]);
   if (bad_out) return CDEVS_ENOMEM;
   /* A crossing is quiet when its handlers neither reinit a state that is an output
@@ -952,14 +984,14 @@ static void sys_fini(void *state) {
   sys_state *s = state;
   if (!s->alloc) return;
   const cdevs__sys_spec *sp = s->sp;
-  free_csr(s->alloc, &s->sd, sp->n_states);
+  free_csr(s->alloc, &s->sd, sp->n_states + sp->n_in);
   free_csr(s->alloc, &s->dd, sp->n_discs);
-  free_csr(s->alloc, &s->sz, sp->n_states);
+  free_csr(s->alloc, &s->sz, sp->n_states + sp->n_in);
   free_csr(s->alloc, &s->dz, sp->n_discs);
   free_csr(s->alloc, &s->aa, sp->n_algs);
   free_csr(s->alloc, &s->da, sp->n_states);
   free_csr(s->alloc, &s->za, sp->n_cross);
-  free_csr(s->alloc, &s->so, sp->n_states);
+  free_csr(s->alloc, &s->so, sp->n_states + sp->n_in);
   free_csr(s->alloc, &s->dso, sp->n_discs);
   if (s->block) s->alloc->realloc(s->alloc->ud, s->block, s->bytes, 0);
 }
@@ -1171,6 +1203,65 @@ static void sys_int(cdevs_ctx *cx, void *state) {
   }
 }
 
+/* Events on the inputs: each input takes the last value its bag carries, then what
+ * reads it moves on as after a requantization (the derivatives, and the crossings,
+ * where a jump past the level is an event now). The first event of an input at the
+ * start time replaces its start value: the crossings that read it take their side
+ * from it, as they do from the start values, instead of firing. */
+static void sys_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)e;
+  sys_state *s = state;
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t ns = sp->n_states;
+  double t = s->t = cdevs_ctx_time(cx);
+  for (size_t i = 0; i < x->n; i++) {
+    uint32_t k = (uint32_t)x->events[i].port;
+    const cdevs_value *v = x->events[i].value;
+    if (k >= sp->n_in) continue;
+    double c[4] = {0, 0, 0, 0};
+    int order = 0;
+    if (v->kind == CDEVS_TAYLOR) {
+      order = v->order;
+      memcpy(c, v->u.taylor, sizeof c);
+    } else if (v->kind == CDEVS_REAL) {
+      c[0] = v->u.real;
+    } else if (v->kind == CDEVS_INT) {
+      c[0] = (double)v->u.integer;
+    } else {
+      sys_fail(cx, t, "input '%s' received a %s value, not a number", sp->in_names ? sp->in_names[k] : "?",
+               cdevs_kind_name(v->kind));
+      return;
+    }
+    if (!finite_series(c, order)) {
+      sys_fail(cx, t, "input '%s' received a value that is not finite (%g)", sp->in_names ? sp->in_names[k] : "?",
+               c[0]);
+      return;
+    }
+    set_input(s, k, 0.0, c, order, t);
+  }
+  algs_stale(s);
+  changes_begin(s); /* the start's sides of the relations of if-equations (below) */
+  for (size_t i = 0; i < x->n; i++) {
+    uint32_t k = (uint32_t)x->events[i].port, dup = 0;
+    if (k >= sp->n_in) continue;
+    for (size_t j = i + 1; j < x->n && !dup; j++) dup = (uint32_t)x->events[j].port == k;
+    if (dup) continue; /* (the last of its events is the one it holds) */
+    if (!s->in_seen[k] && t == s->t0)
+      for (uint32_t q = s->sz.start[ns + k]; q < s->sz.start[ns + k + 1]; q++) {
+        uint32_t z = s->sz.to[q], d = sp->cross[z].side_disc;
+        double f[4];
+        if (eval_cross(cx, s, z, t, f)) return;
+        int side = cdevs__side(f, s->zord[z]);
+        s->zsign[z] = (int8_t)side;
+        if (d && side != 0 && side != s->disc[d - 1]) set_disc(s, d - 1, side);
+      }
+    s->in_seen[k] = 1;
+    if (after_state_change(cx, s, ns + k, t, 0)) return;
+  }
+  if (changes_end(cx, s, t)) return;
+  algs_for_outputs(cx, s, t);
+}
+
 void cdevs__system_stats(const void *state, cdevs__sys_stats *st) {
   const sys_state *s = state;
   st->steps = s->steps;
@@ -1200,5 +1291,6 @@ const cdevs_atomic_ops cdevs__system_ops = {
     .ta = sys_ta,
     .output = sys_output,
     .delta_int = sys_int,
+    .delta_ext = sys_ext,
     .fini = sys_fini,
 };

@@ -122,6 +122,14 @@ typedef struct cdevs__sys_spec {
   uint32_t *out_index;
   const char **out_names;
   cdevs__crand rng; /* the random stream where the initial algorithm left it */
+  /* Inputs: ports of the atomic model (CDEVS_TAYLOR), each read by the codes as one
+   * more state past the last (BC_STATE with arg n_states + k): its q is the
+   * polynomial of the last event received, and x is q. in0[k]: its value until its
+   * first event (the start value). An event moves what reads it as a state's
+   * requantization does; a jump past a crossing's level is an event at once. */
+  uint32_t n_in;
+  const char **in_names;
+  const double *in0;
 } cdevs__sys_spec;
 
 /* The atomic type; its argument is a pointer to a spec that outlives the simulator. */

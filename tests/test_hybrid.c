@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Mixed models (issue 18): equations that read the outputs of library blocks and
+ * blocks that read the equations' variables, checked against closed forms; and the
+ * located errors of connections that cannot work.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mo_run.h"
+
+/* What the outputs of a model file sent: per output, its last value (as a Taylor
+ * series from its time), and the times at which output `watch` changed value. */
+#define MAX_OUT 16
+#define MAX_CHANGES 256
+typedef struct probe {
+  const cdevs_mo *mo;
+  cdevs_sim *sim;
+  uint32_t atomic[MAX_OUT];
+  int port[MAX_OUT], n;
+  cdevs_value last[MAX_OUT];
+  double t_last[MAX_OUT];
+  int watch, nchanges;
+  double changes[MAX_CHANGES], to[MAX_CHANGES];
+} probe;
+
+static void probe_output(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
+  probe *p = ud;
+  for (int i = 0; i < p->n; i++) {
+    if (p->atomic[i] != atomic || p->port[i] != port) continue;
+    if (i == p->watch && p->t_last[i] == p->t_last[i] /* not the first */ &&
+        cdevs_value_eval(v, 0) != cdevs_value_eval(&p->last[i], t - p->t_last[i]) && p->nchanges < MAX_CHANGES) {
+      p->changes[p->nchanges] = t;
+      p->to[p->nchanges++] = cdevs_value_eval(v, 0);
+    }
+    p->last[i] = *v;
+    p->t_last[i] = t;
+  }
+}
+
+static const cdevs_observer probe_ops = {probe_output, NULL, NULL};
+
+/* Watches r's outputs (output `watch` for its changes; -1 for none). */
+static int probe_start(probe *p, run *r, int watch) {
+  memset(p, 0, sizeof *p);
+  p->mo = r->mo;
+  p->sim = r->sim;
+  p->watch = watch;
+  for (size_t i = 0; i < cdevs_mo_output_count(r->mo) && i < MAX_OUT; i++) {
+    const cdevs_model *a;
+    if (cdevs_mo_output_source(r->mo, i, &a, &p->port[i])) return -1;
+    p->atomic[i] = cdevs_sim_atomic_id(r->sim, a);
+    p->t_last[i] = NAN;
+    p->n++;
+  }
+  return CHECK_RUN(cdevs_sim_observe(r->sim, &probe_ops, p)) ? 0 : -1;
+}
+
+/* Output i (by name) at t. */
+static double probe_at(const probe *p, const char *name, double t) {
+  for (int i = 0; i < p->n; i++)
+    if (!strcmp(cdevs_mo_output_name(p->mo, (size_t)i), name)) return cdevs_value_eval(&p->last[i], t - p->t_last[i]);
+  fprintf(stderr, "  no output '%s'\n", name);
+  check_failed++;
+  return NAN;
+}
+
+/* der(x) = r.y reads a ramp (x = t²/2); a block integrates v = 2x (connect(v, k.u)):
+ * k.y = 1 + t³/3. */
+static void test_equations_and_blocks(void) {
+  const char *text =
+      "model m\n"
+      "  cdevs.Ramp r(t_start = 0, t_end = 10, y_start = 0, y_end = 10);\n"
+      "  cdevs.Integrator k(x0 = 1);\n"
+      "  Real x(start = 0);\n  Real v;\n"
+      "equation\n  der(x) = r.y;\n  v = 2 * x;\n  connect(v, k.u);\n"
+      "  annotation(experiment(StopTime = 3, MMO_Output = {x, k.y}));\nend m;\n";
+  static const cdevs_qss_method methods[] = {CDEVS_QSS2, CDEVS_QSS3, CDEVS_LIQSS2};
+  for (int mi = 0; mi < 3; mi++) {
+    run r;
+    probe p;
+    const double tol = 1e-6, abstol = 1e-9;
+    if (run_text(&r, text, methods[mi], tol, abstol)) continue;
+    if (!probe_start(&p, &r, -1) && run_to(&r, 3.0)) {
+      double x = probe_at(&p, "x", 3.0), ky = probe_at(&p, "k.y", 3.0);
+      printf("%s: x(3) = %.12g (4.5), k.y(3) = %.12g (10)\n", cdevs_qss_method_name(methods[mi]), x, ky);
+      /* x: a quadratic, exact for QSS2/3; what is sent is q, within a quantum of x
+       * (two under LIQSS, whose q may lead x). */
+      CHECK_NEAR(x, 4.5, 2 * 4.5 * tol);
+      /* k.y: its q (what it sends) within a quantum of its x, and x's error over 3 s
+       * with an input that is itself within a quantum of 2x: 3·2·4.5·tol. */
+      CHECK_NEAR(ky, 10.0, 10 * tol + 3 * 2 * 4.5 * tol);
+    }
+    run_close(&r);
+  }
+}
+
+/* A thermostat: a hysteresis block reads T (connect(T, h.u)) and switches the
+ * heater, which der(T) reads: on below 19, off above 21, from T = 15.
+ *   on:  T' = -0.1 (T - 10) + 2, T = 30 - (30 - T0) e^{-0.1 t}: 15 -> 21 in 10 ln(15/9)
+ *   off: T' = -0.1 (T - 10),     T = 10 + (T0 - 10) e^{-0.1 t}: 21 -> 19 in 10 ln(11/9)
+ *   on again 19 -> 21: 30 - 11 e^{-0.1 t} = 21 in 10 ln(11/9). */
+static void test_thermostat(void) {
+  const char *text =
+      "model m\n"
+      "  cdevs.Hysteresis h(x_on = 21, x_off = 19, low = 1, high = 0, start_high = 0);\n"
+      "  Real T(start = 15);\n"
+      "equation\n  der(T) = -0.1 * (T - 10) + 2 * h.y;\n  connect(T, h.u);\n"
+      "  annotation(experiment(StopTime = 60, MMO_Output = {T, h.y}));\nend m;\n";
+  run r;
+  probe p;
+  const double tol = 1e-8, abstol = 1e-10;
+  if (run_text(&r, text, CDEVS_QSS3, tol, abstol)) return;
+  if (!probe_start(&p, &r, 1) && run_to(&r, 60.0)) {
+    double t = 10 * log(15.0 / 9.0), half = 10 * log(11.0 / 9.0), worst = 0;
+    /* Each switch where q_T meets the threshold: within a quantum (21·tol) over the
+     * slope there (at least 0.2 K/s), plus the error T has gathered, which the
+     * next switch inherits: a few quanta per cycle; 1e-5 s is ample and far below
+     * the half period (2.007 s) a missed or extra switch would show. */
+    CHECK_EQ_INT(p.nchanges, 28); /* 5.108 + 2.007·k <= 60: k = 0..27 */
+    for (int k = 0; k < p.nchanges; k++) {
+      worst = fmax(worst, fabs(p.changes[k] - t));
+      CHECK_NEAR(p.to[k], k % 2 ? 1.0 : 0.0, 0.0);
+      t += half;
+    }
+    printf("thermostat: %d switches, worst |dt| %.3g\n", p.nchanges, worst);
+    CHECK(worst < 1e-5);
+  }
+  run_close(&r);
+}
+
+/* A when clause on a block's output: not at the start, where the output's first
+ * event replaces the input's start value (c.y > 0.5 holds from t = 0: Modelica does
+ * not fire a when that is true at initialisation); once at a step's time. */
+static void test_when_on_block_output(void) {
+  const char *text =
+      "model m\n"
+      "  cdevs.Constant c(value = 1);\n  cdevs.Step s(t_step = 1.5, before = 0, after = 2);\n"
+      "  discrete Real n(start = 0), ts(start = -1);\n  Real x(start = 0);\n"
+      "equation\n  der(x) = s.y;\n"
+      "algorithm\n  when c.y > 0.5 then\n    n := n + 1;\n  end when;\n"
+      "  when s.y > 1 then\n    ts := time;\n  end when;\n"
+      "  annotation(experiment(StopTime = 3, MMO_Output = {x, n, ts}));\nend m;\n";
+  run r;
+  probe p;
+  if (run_text(&r, text, CDEVS_QSS2, 1e-6, 1e-9)) return;
+  if (!probe_start(&p, &r, -1) && run_to(&r, 3.0)) {
+    CHECK_NEAR(probe_at(&p, "n", 3.0), 0.0, 0.0);
+    CHECK_NEAR(probe_at(&p, "ts", 3.0), 1.5, 0.0);
+    CHECK_NEAR(probe_at(&p, "x", 3.0), 3.0, 1e-9); /* 2·(3 - 1.5) */
+  }
+  run_close(&r);
+}
+
+/* A value that is not finite reaching the equations (a gain overflowing) is an error
+ * naming the input. */
+static void test_input_not_finite(void) {
+  const char *text = "model m\n  cdevs.Constant c(value = 1e308);\n  cdevs.Gain i(k = 10);\n  Real x(start = 0);\n"
+                     "equation\n  connect(c.y, i.u);\n  der(x) = i.y;\nend m;\n";
+  run r;
+  if (run_text(&r, text, CDEVS_QSS2, 1e-6, 1e-9)) return;
+  int rc = cdevs_sim_run(r.sim, 1.0);
+  const char *msg = cdevs_sim_errmsg(r.sim);
+  CHECK(rc != 0);
+  if (rc == 0 || !strstr(msg, "i.y")) fprintf(stderr, "  got: %s\n", msg);
+  CHECK(rc != 0 && strstr(msg, "i.y") && strstr(msg, "not finite"));
+  run_close(&r);
+}
+
+/* Connections that cannot work, each a located error at load. */
+static void test_connection_errors(void) {
+  const char *head = "model m\n  cdevs.Integrator k;\n  cdevs.Gain g(k = 2);\n  parameter Real p = 1;\n"
+                     "  Real x(start = 1), u;\n  input Real w;\nequation\n";
+  struct {
+    const char *eqs, *want;
+  } cases[] = {
+      {"  der(x) = k.u;\n", "m.mo:8:12: error: 'k.u' is an input of 'k'"},
+      {"  der(x) = k.z;\n", "'k.z' is not an output of a component"},
+      {"  der(x) = -x;\n  connect(p, k.u);\n", "'p' is a parameter or constant"},
+      {"  der(x) = -x;\n  connect(k.y, x);\n", "'x' is a state"},
+      {"  der(x) = -x;\n  connect(x, k.q);\n", "'k.q' is not a port of a component"},
+      {"  der(x) = -x + w;\n", "input 'w' is not connected"},
+      {"  der(x) = -x;\n  u = 1;\n  connect(g.y, u);\n", "'u' is defined by two equations"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024];
+    snprintf(text, sizeof text, "%s%send m;\n", head, cases[i].eqs);
+    load_fails(text, cases[i].want);
+  }
+}
+
+int main(void) {
+  test_equations_and_blocks();
+  test_thermostat();
+  test_when_on_block_output();
+  test_input_not_finite();
+  test_connection_errors();
+  return check_report("test_hybrid");
+}
