@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mo_run.h"
 
@@ -192,11 +193,100 @@ static void test_connection_errors(void) {
   }
 }
 
+/* Model classes as components, nested, with modifiers: two linear tanks in series
+ * (h' = (qin - k h)/area, qout = k h) inside a class Cascade, fed by a constant
+ * block. With q the inflow, a_i = k_i/A_i:
+ *   h1 = q/k1 + (h10 - q/k1) e^{-a1 t}
+ *   h2 = q/k2 + C/(a2 - a1) e^{-a1 t} + D e^{-a2 t},  C = (k1 h10 - q)/A2,
+ *        D = h20 - q/k2 - C/(a2 - a1). */
+static const char *tank_class =
+    "model LinTank\n  parameter Real area = 1, k = 0.5;\n  input Real qin;\n  output Real qout;\n"
+    "  Real h(start = 1);\nequation\n  der(h) = (qin - qout) / area;\n  qout = k * h;\nend LinTank;\n";
+
+static void test_model_classes(void) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "%s"
+           "model Cascade\n  parameter Real a = 1;\n  input Real qin;\n  output Real qout;\n"
+           "  LinTank upper(area = a, h(start = 2));\n  LinTank lower(k = 0.25);\n"
+           "equation\n  connect(qin, upper.qin);\n  connect(upper.qout, lower.qin);\n  connect(lower.qout, qout);\n"
+           "end Cascade;\n"
+           "model m\n  Cascade c(a = 2, upper(k = 1), lower(h(start = 3)));\n  cdevs.Constant src(value = 0.3);\n"
+           "equation\n  connect(src.y, c.qin);\n"
+           "  annotation(experiment(StopTime = 3, MMO_Output = {c.upper.h, c.lower.h, c.qout}));\nend m;\n",
+           tank_class);
+  run r;
+  probe p;
+  const double tol = 1e-8;
+  if (run_text(&r, text, CDEVS_QSS3, tol, 1e-12)) return;
+  if (!probe_start(&p, &r, -1) && run_to(&r, 3.0)) {
+    const double q = 0.3, A1 = 2, k1 = 1, A2 = 1, k2 = 0.25, h10 = 2, h20 = 3, t = 3;
+    double a1 = k1 / A1, a2 = k2 / A2, C = (k1 * h10 - q) / A2, D = h20 - q / k2 - C / (a2 - a1);
+    double h1 = q / k1 + (h10 - q / k1) * exp(-a1 * t);
+    double h2 = q / k2 + C / (a2 - a1) * exp(-a1 * t) + D * exp(-a2 * t);
+    double g1 = probe_at(&p, "c.upper.h", t), g2 = probe_at(&p, "c.lower.h", t), qo = probe_at(&p, "c.qout", t);
+    printf("classes: h1(3) = %.10g (%.10g), h2(3) = %.10g (%.10g)\n", g1, h1, g2, h2);
+    /* Stable and linear: the error stays within a few quanta (tol·|h|) over 3 s. */
+    CHECK_NEAR(g1, h1, 10 * tol * 2);
+    CHECK_NEAR(g2, h2, 10 * tol * 3);
+    CHECK_NEAR(qo, k2 * h2, 10 * tol * 3 * k2);
+  }
+  run_close(&r);
+}
+
+/* A class from a file on CDEVS_PATH (LinTank.mo), and its errors located in that
+ * file. */
+static void test_class_library(void) {
+  char dir[] = "/tmp/cdevs_libXXXXXX", path[300];
+  if (!mkdtemp(dir)) {
+    check_failed++;
+    return;
+  }
+  snprintf(path, sizeof path, "%s/LinTank.mo", dir);
+  FILE *f = fopen(path, "w");
+  if (f) fputs(tank_class, f), fclose(f);
+  char bad[300];
+  snprintf(bad, sizeof bad, "%s/Leaky.mo", dir);
+  f = fopen(bad, "w");
+  if (f) fputs("model Leaky\n  Real h(start = 1);\nequation\n  der(h) = -hh;\nend Leaky;\n", f), fclose(f);
+  setenv("CDEVS_PATH", dir, 1);
+  run r;
+  probe p;
+  const char *text = "model m\n  LinTank t(k = 2);\n  cdevs.Constant src(value = 1);\nequation\n"
+                     "  connect(src.y, t.qin);\n  annotation(experiment(MMO_Output = {t.h}));\nend m;\n";
+  if (!run_text(&r, text, CDEVS_QSS3, 1e-8, 1e-12)) {
+    /* h' = 1 - 2h, h(0) = 1: h = 0.5 + 0.5 e^{-2t} */
+    if (!probe_start(&p, &r, -1) && run_to(&r, 1.0))
+      CHECK_NEAR(probe_at(&p, "t.h", 1.0), 0.5 + 0.5 * exp(-2.0), 1e-7);
+    run_close(&r);
+  }
+  char want[400];
+  snprintf(want, sizeof want, "%s:4:13: error: unknown variable 'hh'; did you mean 'h'?", bad);
+  load_fails("model m\n  Leaky l;\nend m;\n", want);
+  load_fails("model m\n  LinTunk t;\nend m;\n", "unknown type 'LinTunk' of 't'");
+  load_fails("model m\n  LinTank t(aera = 2);\nend m;\n", "class 'LinTank' has no element 'aera'; did you mean 'area'?");
+  load_fails("model m\n  LinTank t(h = 2);\nend m;\n", "set its start value with h(start = …)");
+  load_fails("model m\n  LinTank t(h(stat = 2));\nend m;\n", "'stat' of 'h' is not an attribute");
+  load_fails("model A\n  B b;\nend A;\nmodel B\n  A a;\nend B;\nmodel m\n  A x;\nend m;\n", "contains itself");
+  load_fails("model m\n  LinTank t[2];\nend m;\n", "arrays of model components are not supported yet");
+  /* An input of a component left unconnected; a binding makes it its value. */
+  load_fails("model m\n  LinTank t;\nend m;\n", "input 't.qin' is not connected");
+  const char *bound = "model m\n  LinTank t(qin = 1, k = 2);\nend m;\n";
+  if (!run_text(&r, bound, CDEVS_QSS3, 1e-8, 1e-12)) {
+    if (run_to(&r, 1.0)) CHECK_NEAR(x_at(&r, 0, 1.0), 0.5 + 0.5 * exp(-2.0), 1e-7);
+    run_close(&r);
+  }
+  unsetenv("CDEVS_PATH");
+  remove(path), remove(bad), rmdir(dir);
+}
+
 int main(void) {
   test_equations_and_blocks();
   test_thermostat();
   test_when_on_block_output();
   test_input_not_finite();
   test_connection_errors();
+  test_model_classes();
+  test_class_library();
   return check_report("test_hybrid");
 }

@@ -225,18 +225,9 @@ int lang_check(const ast_model *m, lang_diag *d) {
     for (size_t j = 0; j < i; j++)
       if (strcmp(m->decls[j].name, a->name) == 0) {
         lang_error(d, a->line, a->col, "'%s' is declared twice (first at line %d)", a->name,
-                   m->decls[j].line);
+                   LANG_LINE(m->decls[j].line));
         break;
       }
-    if (a->block && !strchr(a->block, '.')) {
-      /* Library blocks are named cdevs.Block; a bare unknown name is a misspelled type. */
-      static const char *const types[] = {"Real", "Integer", "Boolean"};
-      const char *hint = lang_suggest(a->block, types, 3);
-      if (hint)
-        lang_error(d, a->line, a->col, "unknown type '%s' of '%s'; did you mean '%s'?", a->block, a->name, hint);
-      else
-        lang_error(d, a->line, a->col, "unknown type '%s' of '%s'", a->block, a->name);
-    }
     if (a->dims)
       for (int k = 0; k < a->dims->nkid; k++) check_expr(&s, a->dims->kid[k]);
     check_expr(&s, a->value);
@@ -255,15 +246,17 @@ int lang_check(const ast_model *m, lang_diag *d) {
 /* Parses and checks buf (NUL-terminated, len bytes); returns the error count. */
 static int check_buffer(const char *name, const char *buf, size_t len, FILE *diag) {
   lang_src src = {name, buf, len};
-  lang_diag d = {&src, diag, 0, 0};
+  lang_diag d = {.src = &src, .out = diag};
   lang_arena *a = arena_new();
   if (!a) {
     if (diag) fprintf(diag, "%s: out of memory\n", name);
     return -1;
   }
   ast_model m;
-  lang_parse(&src, &d, a, &m);
+  lang_parse(&src, &d, a, 0, &m);
+  for (size_t i = 0; i < m.nclasses && !d.errors; i++) lang_check(m.classes[i], &d);
   if (d.errors == 0) lang_check(&m, &d);
+  if (d.errors == 0) (void)lang_flatten(&m, name, &d, a);
   arena_free(a);
   return d.errors;
 }

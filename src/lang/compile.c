@@ -376,7 +376,8 @@ static int declare(comp *c) {
     }
     c->cval = nv;
     for (uint32_t k = s->first_flat; k < flat; k++) c->cval[k] = 0.0;
-    const node *init = d->value ? d->value : d->start;
+    /* (An input's binding is its equation when nothing is connected to it.) */
+    const node *init = d->value && d->kind != D_INPUT ? d->value : d->start;
     if (init) {
       c->in_initial = 1;
       int ok = 1;
@@ -766,7 +767,7 @@ static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
     return -1;
   }
   int ci, port;
-  if (strchr(r->name, '.')) {
+  if (strchr(r->name, '.') && !lang_lookup(c, r->name)) {
     if ((port = lang_comp_port(c, r, CDEVS_OUT, &ci)) < 0) {
       lang_error(c->d, r->line, r->col, "'%s' is not an output port of a component", r->name);
       return -1;
@@ -835,6 +836,11 @@ static int comp_params(comp *c, cdevs_mo *mo) {
     const decl *d = lang_lookup(c, k->name)->d;
     for (int m = 0; d->mods && m < d->mods->nkid; m++) {
       const node *eq = d->mods->kid[m];
+      if (eq->kind != Q_EQ) {
+        lang_error(c->d, eq->line, eq->col, "%s has no component '%s' to modify", k->b->name, eq->name);
+        rc = -1;
+        continue;
+      }
       const char *key = eq->kid[0]->name;
       const node *v = eq->kid[1];
       int pi = -1;
@@ -994,6 +1000,19 @@ static int compile(comp *c, cdevs_mo *mo) {
     }
     if (c->cls[f] == V_ALG && !c->alg_set[c->cidx[f]]) {
       const sym *s = sym_of_flat(c, f);
+      if (s->d->kind == D_INPUT && s->d->value) { /* an input nothing is connected to: its binding */
+        if (s->ndims > 0) {
+          lang_error(c->d, s->d->line, s->d->col, "input '%s': a binding of an array input is not supported yet",
+                     s->d->name);
+          free(read);
+          return -1;
+        }
+        if (lang_define_by(c, s->d, f, s->d->value)) {
+          free(read);
+          return -1;
+        }
+        continue;
+      }
       if (read[c->cidx[f]] && s->d->kind == D_INPUT) {
         lang_error(c->d, s->d->line, s->d->col,
                    "input '%s' is not connected: connect a component's output to it (connect(k.y, %s)) or "
@@ -1057,6 +1076,14 @@ static int compile(comp *c, cdevs_mo *mo) {
     }
   }
   for (uint32_t d = c->ndisc_decl; d < sp->n_discs; d++) sp->disc0[d] = c->xdisc0[d - c->ndisc_decl];
+  /* The run's messages name the model's file: a place in a class read from another
+   * file is left out (line 0) rather than given as a wrong one. */
+  for (uint32_t i = 0; sp->der_line && i < ns; i++)
+    sp->der_line[i] = LANG_FILE(sp->der_line[i]) ? 0 : LANG_LINE(sp->der_line[i]);
+  for (uint32_t i = 0; sp->alg_line && i < na; i++)
+    sp->alg_line[i] = LANG_FILE(sp->alg_line[i]) ? 0 : LANG_LINE(sp->alg_line[i]);
+  for (uint32_t z = 0; z < sp->n_cross; z++)
+    sp->cross[z].line = LANG_FILE(sp->cross[z].line) ? 0 : LANG_LINE(sp->cross[z].line);
   /* Parameters are fixed from here on: fold them into the code. */
   spec_codes(sp, fold_code, sp->params);
   /* The experiment. */
@@ -1136,7 +1163,7 @@ int cdevs_mo_load(const char *path, FILE *diag, cdevs_mo **out) {
 /* Parses, checks and compiles buf (NUL-terminated, taken and freed). */
 static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_mo **out) {
   lang_src src = {path, buf, len};
-  lang_diag d = {&src, diag, 0, 0};
+  lang_diag d = {.src = &src, .out = diag};
   lang_arena *a = arena_new();
   ast_model m;
   cdevs_mo *mo = calloc(1, sizeof *mo);
@@ -1149,9 +1176,12 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
   int errors = -1;
   if (mo) mo->file = dup(path);
   if (a && mo && mo->file) {
-    lang_parse(&src, &d, a, &m);
+    lang_parse(&src, &d, a, 0, &m);
+    for (size_t i = 0; i < m.nclasses && !d.errors; i++) lang_check(m.classes[i], &d);
     if (!d.errors) lang_check(&m, &d);
-    if (!d.errors && compile(&c, mo) && !d.errors) lang_error(&d, 1, 1, "out of memory");
+    const ast_model *fm = d.errors ? NULL : lang_flatten(&m, path, &d, a);
+    c.m = fm;
+    if (fm && !d.errors && compile(&c, mo) && !d.errors) lang_error(&d, 1, 1, "out of memory");
     errors = d.errors;
   } else if (diag) {
     fprintf(diag, "%s: out of memory\n", path);

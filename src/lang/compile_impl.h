@@ -158,6 +158,8 @@ void lang_arity_error(comp *c, const node *n);
 int lang_exec_for(comp *c, const node *n, int (*body)(comp *, const node *, void *), void *ud);
 /* The equation and algorithm sections into the system's codes (equations.c). */
 int lang_eq_list(comp *c, const node *list, void *ud);
+/* Defines algebraic scalar f (declared by d) by rhs, as an equation would. */
+int lang_define_by(comp *c, const decl *d, uint32_t f, const node *rhs);
 int lang_alg_list(comp *c, const node *list, void *ud);
 /* "comp.port" -> component and port index in direction dir; -1 if not such a port. */
 int lang_comp_port(const comp *c, const node *r, cdevs_dir dir, int *ci);

@@ -12,10 +12,13 @@
 /* "file:line:col: kind: message", then the source line (tabs kept so the caret
  * lines up) and a caret under the column. */
 static void report(lang_diag *d, const char *kind, int line, int col, const char *fmt, va_list ap) {
-  fprintf(d->out, "%s:%d:%d: %s: ", d->src->path, line, col, kind);
+  int file = line >= 0 ? LANG_FILE(line) : 0;
+  const lang_src *src = file > 0 && file < d->nfiles && d->files[file] ? d->files[file] : d->src;
+  line = line >= 0 ? LANG_LINE(line) : line;
+  fprintf(d->out, "%s:%d:%d: %s: ", src->path, line, col, kind);
   vfprintf(d->out, fmt, ap);
   fputc('\n', d->out);
-  const char *p = d->src->text, *end = p + d->src->len;
+  const char *p = src->text, *end = p + src->len;
   for (int l = 1; l < line && p < end; p++)
     if (*p == '\n') l++;
   const char *e = p;

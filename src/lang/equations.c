@@ -55,7 +55,7 @@ static int gen_ref(comp *c, const node *n) {
     return 0;
   }
   const char *dot = strchr(n->name, '.');
-  if (dot) { /* a component's output, an input of the system */
+  if (dot && !s) { /* a component's output, an input of the system */
     int ci, port = lang_comp_port(c, n, CDEVS_OUT, &ci);
     if (port < 0) {
       if (lang_comp_port(c, n, CDEVS_IN, &ci) >= 0)
@@ -332,7 +332,7 @@ static int comp_index(const comp *c, const char *name, size_t len) {
 
 /* "comp.port" -> component and port index in direction dir; -1 if not such a port. */
 int lang_comp_port(const comp *c, const node *r, cdevs_dir dir, int *ci) {
-  const char *dot = r->kind == X_REF ? strchr(r->name, '.') : NULL;
+  const char *dot = r->kind == X_REF ? strrchr(r->name, '.') : NULL; /* t1.k.y: the block t1.k */
   if (!dot || r->nkid) return -1;
   *ci = comp_index(c, r->name, (size_t)(dot - r->name));
   if (*ci < 0) return -1;
@@ -359,7 +359,7 @@ int lang_input(comp *c, uint32_t ci, int port, const char *name) {
 /* A variable of the model in a connect(): its flat scalar, or -1 (with no message
  * when it is no variable at all). */
 static int connect_var(comp *c, const node *r, uint32_t *f) {
-  if (r->kind != X_REF || strchr(r->name, '.')) return -1;
+  if (r->kind != X_REF) return -1;
   const sym *s = lang_lookup(c, r->name);
   if (!s || s->cls == V_UNKNOWN) return -1;
   if (s->ndims > 0 && r->nkid == 0) {
@@ -370,6 +370,47 @@ static int connect_var(comp *c, const node *r, uint32_t *f) {
 }
 
 static int define(comp *c, const node *at, int is_der, uint32_t f, const char *name, const node *rhs);
+
+/* How deep a flat name is: the dots in it (t1.tank.h: 2). */
+static int depth_of(const char *name) {
+  int n = 0;
+  for (; *name; name++) n += *name == '.';
+  return n;
+}
+
+/* connect(a, b) between two variables (of model components, or of the model): the
+ * input is defined by the other side (connect(t1.y, t2.u) is t2.u = t1.y). Between
+ * two inputs, the component's input is defined by the model's it is passed on from
+ * (the shallower); between two outputs, the model's output by the component's. */
+static int connect_vars(comp *c, const node *n, uint32_t fa, uint32_t fb) {
+  const node *a = n->kid[0], *b = n->kid[1];
+  const sym *sa = lang_lookup(c, a->name), *sb = lang_lookup(c, b->name);
+  int ia = sa->d->kind == D_INPUT, ib = sb->d->kind == D_INPUT;
+  int oa = sa->d->kind == D_OUTPUT, ob = sb->d->kind == D_OUTPUT;
+  int da = depth_of(a->name), db = depth_of(b->name);
+  const node *to, *from;
+  uint32_t f;
+  if (ia != ib) to = ia ? a : b;
+  else if (ia && da != db) to = da > db ? a : b;
+  else if (oa && ob && da != db) to = da < db ? a : b;
+  else {
+    lang_error(c->d, n->line, n->col,
+               "connect(%s, %s): %s; a connection joins an output (or a variable) to an input, a model's input "
+               "to its component's, or a component's output to the model's",
+               a->name, b->name,
+               ia ? "both are inputs" : oa && ob ? "both are outputs" : "neither is an input");
+    return -1;
+  }
+  from = to == a ? b : a;
+  f = to == a ? fa : fb;
+  if (c->cls[f] != V_ALG) {
+    lang_error(c->d, to->line, to->col, "connect(%s, %s): '%s' is %s: it cannot be defined by the connection",
+               a->name, b->name, to->name,
+               c->cls[f] == V_STATE ? "a state" : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant");
+    return -1;
+  }
+  return define(c, to, 0, f, to->name, from);
+}
 
 /* connect() between a component's port and a variable of the equations: the variable
  * reads the component's output (it is then defined by it: connect(k.y, u) is
@@ -383,6 +424,10 @@ static int connect_eq(comp *c, const node *n) {
   if (rc == -1) var = b, other = a, rc = connect_var(c, b, &f);
   if (rc == -2) return -1;
   if (rc == -1) return 1;
+  uint32_t g;
+  int rc2 = var == a ? connect_var(c, b, &g) : -1;
+  if (rc2 == -2) return -1;
+  if (rc2 == 0) return connect_vars(c, n, f, g);
   if (lang_comp_port(c, other, CDEVS_OUT, &ci) >= 0) { /* the variable reads the output */
     if (c->cls[f] == V_ALG) {
       if (define(c, var, 0, f, var->name, other)) return -1;
@@ -570,6 +615,11 @@ static int if_equation(comp *c, const node *n) {
   }
   free(kids);
   return rc;
+}
+
+int lang_define_by(comp *c, const decl *d, uint32_t f, const node *rhs) {
+  c->rel_events = 0;
+  return define(c, rhs, 0, f, d->name, rhs);
 }
 
 static int eq_item(comp *c, const node *n) {

@@ -100,7 +100,9 @@ int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
     size_t len = (size_t)(e - p);
     while (len > 0 && p[len - 1] == ' ') len--;
     int found = 0;
-    const char *dot = memchr(p, '.', len);
+    const char *dot = NULL; /* comp.port: the last dot (t1.k.y: the block t1.k) */
+    for (size_t q = 0; q < len; q++)
+      if (p[q] == '.') dot = p + q;
     if (dot) { /* comp.port */
       for (uint32_t i = 0; i < mo->ncomps && !found; i++) {
         size_t cl = strlen(mo->comps[i].name);
@@ -143,6 +145,15 @@ int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
     return -1;
   }
   return 0;
+}
+
+/* A model or port name of the kernel for a name of the model file: t1.k (the block k
+ * of the component t1) as t1:k, a dot being what separates the levels of a path. */
+static const char *kernel_name(char *buf, size_t n, const char *name) {
+  snprintf(buf, n, "%s", name);
+  for (char *q = buf; *q; q++)
+    if (*q == '.') *q = ':';
+  return buf;
 }
 
 cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
@@ -213,15 +224,11 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   } else {
     result = mo->system = cdevs_atomic_add(holder, name, &cdevs__system_ops, &mo->arg);
   }
+  char kn[300];
   for (uint32_t o = 0; mo->system && o < ns; o++)
-    cdevs_port_add(mo->system, CDEVS_OUT, mo->sys_out_names[o], CDEVS_TAYLOR);
-  for (uint32_t k = 0; mo->system && k < mo->nins; k++) {
-    char pn[300]; /* "k.y" as the port "k:y" (a dot separates the levels of a path) */
-    snprintf(pn, sizeof pn, "%s", mo->ins[k].name);
-    for (char *q = pn; *q; q++)
-      if (*q == '.') *q = ':';
-    cdevs_port_add(mo->system, CDEVS_IN, pn, CDEVS_TAYLOR);
-  }
+    cdevs_port_add(mo->system, CDEVS_OUT, kernel_name(kn, sizeof kn, mo->sys_out_names[o]), CDEVS_TAYLOR);
+  for (uint32_t k = 0; mo->system && k < mo->nins; k++)
+    cdevs_port_add(mo->system, CDEVS_IN, kernel_name(kn, sizeof kn, mo->ins[k].name), CDEVS_TAYLOR);
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     mo_comp *k = &mo->comps[i];
     /* Integrators take the run's method and quanta unless the model set them. */
@@ -231,7 +238,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
       if (!(k->set & 4u)) ip->dqrel = tol;
       if (!(k->set & 8u)) ip->dqmin = abstol;
     }
-    k->model = cdevs_atomic_add(holder, k->name, k->b->ops, k->b->arg_size ? k->arg : NULL);
+    k->model = cdevs_atomic_add(holder, kernel_name(kn, sizeof kn, k->name), k->b->ops, k->b->arg_size ? k->arg : NULL);
   }
   for (uint32_t i = 0; i < mo->nconns; i++) {
     const mo_conn *cn = &mo->conns[i];

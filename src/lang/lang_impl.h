@@ -16,10 +16,23 @@ typedef struct lang_src {
   size_t len;
 } lang_src;
 
+/* A model may instantiate classes of other files (a library on the search path):
+ * every line number carries the index of its file in the bits from LANG_FILE_SHIFT
+ * on (0: the model's own file), so that a node, a token or a declaration locates
+ * itself wherever it ends up. Lines past LANG_LINE_MAX (a file of more than 64 Mi
+ * lines) are reported as that line. */
+#define LANG_FILE_SHIFT 26
+#define LANG_LINE_MAX ((1 << LANG_FILE_SHIFT) - 1)
+#define LANG_MAX_FILES 32
+#define LANG_LINE(l) ((l) & LANG_LINE_MAX)
+#define LANG_FILE(l) ((l) >> LANG_FILE_SHIFT)
+
 typedef struct lang_diag {
-  const lang_src *src;
+  const lang_src *src; /* the model's file */
   FILE *out; /* NULL: count only */
   int errors, warnings;
+  const lang_src *files[LANG_MAX_FILES]; /* files[k]: file k (files[0] NULL: src) */
+  int nfiles;
 } lang_diag;
 
 /* "path:line:col: error: message", the source line and a caret under col. */
@@ -67,9 +80,11 @@ typedef struct lexer {
   lang_diag *diag;
   const char *p;
   int line, col;
+  int file_bits; /* the file's index << LANG_FILE_SHIFT, added to every line */
 } lexer;
 
-void lex_init(lexer *lx, const lang_src *src, lang_diag *diag);
+/* file: the index of src among the diagnostics' files (0: the model's own). */
+void lex_init(lexer *lx, const lang_src *src, lang_diag *diag, int file);
 token lex_next(lexer *lx);
 int tok_is(const token *t, const char *word); /* an identifier or keyword spelled word */
 
@@ -152,6 +167,10 @@ typedef struct ast_model {
   size_t nannots, capannots;
   const char *funcs[64]; /* functions defined in the model (external "C" ones included) */
   int nfuncs;
+  int line, col; /* where its name is */
+  /* The classes defined before it in its file (a file's last class is its model). */
+  struct ast_model **classes;
+  size_t nclasses;
 } ast_model;
 
 /* Everything parsed lives in one arena, freed at once. */
@@ -159,12 +178,23 @@ typedef struct lang_arena lang_arena;
 lang_arena *arena_new(void);
 void arena_free(lang_arena *a);
 void *arena_get(lang_arena *a, size_t size);
+/* p (malloc'd) is freed with the arena; -1 (p not taken) past LANG_MAX_FILES. */
+int arena_own(lang_arena *a, void *p);
 
-/* Parses src into m (allocating from a); reports errors to d and recovers where it
- * can. Returns the number of errors. */
-int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, ast_model *m);
+/* Parses src, file `file` of d's (0: the model's own), into m, its last class, with
+ * the classes before it in m->classes (allocating from a); reports errors to d and
+ * recovers where it can. Returns the number of errors. */
+int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, int file, ast_model *m);
 /* Name checks: every reference names a declaration, a loop index or a built-in. */
 int lang_check(const ast_model *m, lang_diag *d);
+
+/* The model m (of the file at path: its folder is searched for classes, then each
+ * folder of CDEVS_PATH) with its components of model classes expanded, to any depth:
+ * a class's declarations and equations under the component's name ("t1.h"), its
+ * parameters and start values as the modifiers set them. The model itself when it
+ * has none. Classes read from other files are checked and become files of d. NULL
+ * after errors. */
+const ast_model *lang_flatten(const ast_model *m, const char *path, lang_diag *d, lang_arena *a);
 
 /* The named constants every model can read (when it declares no variable of that
  * name): pi, and Modelica.Constants' pi, e, eps, small and g_n. 1 and *v, or 0. */

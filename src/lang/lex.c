@@ -8,8 +8,9 @@
 
 #include "lang_impl.h"
 
-void lex_init(lexer *lx, const lang_src *src, lang_diag *diag) {
+void lex_init(lexer *lx, const lang_src *src, lang_diag *diag, int file) {
   lx->src = src;
+  lx->file_bits = file << LANG_FILE_SHIFT;
   lx->diag = diag;
   lx->p = src->text;
   lx->line = 1;
@@ -17,6 +18,9 @@ void lex_init(lexer *lx, const lang_src *src, lang_diag *diag) {
 }
 
 static int at_end(const lexer *lx) { return lx->p >= lx->src->text + lx->src->len; }
+
+/* The line as the diagnostics take it: capped, with the file's index. */
+static int where(const lexer *lx, int line) { return (line < LANG_LINE_MAX ? line : LANG_LINE_MAX) | lx->file_bits; }
 
 static void adv(lexer *lx) {
   if (*lx->p == '\n') {
@@ -40,7 +44,7 @@ static void skip_space(lexer *lx) {
       while (!at_end(lx) && !(lx->p[0] == '*' && lx->p + 1 < lx->src->text + lx->src->len && lx->p[1] == '/'))
         adv(lx);
       if (at_end(lx)) {
-        lang_error(lx->diag, line, col, "unterminated comment");
+        lang_error(lx->diag, where(lx, line), col, "unterminated comment");
         return;
       }
       adv(lx), adv(lx);
@@ -52,7 +56,7 @@ static void skip_space(lexer *lx) {
 
 token lex_next(lexer *lx) {
   skip_space(lx);
-  token t = {T_EOF, lx->p, 0, lx->line, lx->col, 0.0};
+  token t = {T_EOF, lx->p, 0, where(lx, lx->line), lx->col, 0.0};
   if (at_end(lx)) return t;
   const char *s = lx->p;
   unsigned char c = (unsigned char)*s;

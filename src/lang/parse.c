@@ -18,12 +18,21 @@ struct lang_arena {
     size_t used, size;
     _Alignas(16) unsigned char data[];
   } *head;
+  void *owned[LANG_MAX_FILES]; /* buffers freed with the arena (arena_own) */
+  int nowned;
 };
 
 lang_arena *arena_new(void) { return calloc(1, sizeof(lang_arena)); }
 
+int arena_own(lang_arena *a, void *p) {
+  if (a->nowned == LANG_MAX_FILES) return -1;
+  a->owned[a->nowned++] = p;
+  return 0;
+}
+
 void arena_free(lang_arena *a) {
   if (!a) return;
+  for (int i = 0; i < a->nowned; i++) free(a->owned[i]);
   struct chunk *c = a->head;
   while (c) {
     struct chunk *n = c->next;
@@ -714,32 +723,46 @@ static void skip_parens(parser *p) {
   } while (depth > 0);
 }
 
-/* (start = e, fixed = true, each x0 = 1, …) */
-static void modifiers(parser *p, decl *d) {
-  d->mods = mk(p, N_LIST, &p->tok);
-  if (accept(p, T_RPAREN)) return;
+/* (start = e, fixed = true, each x0 = 1, tank(area = 2), …) after the '(': a list
+ * of Q_EQ (name = e) and, for a component's component, N_LIST nodes named after it
+ * holding its own modifiers. *start: the start = e of this level. */
+static node *mod_list(parser *p, node **start) {
+  node *list = mk(p, N_LIST, &p->tok);
+  if (accept(p, T_RPAREN)) return list;
+  if (!deeper(p)) return list;
   do {
     accept_word(p, "each");
     accept_word(p, "final");
     if (p->tok.kind != T_IDENT) {
       expected(p, "a modifier name");
-      return;
+      break;
     }
     token t = p->tok;
     next(p);
-    if (!expect(p, T_EQ, "'='")) return;
+    if (accept(p, T_LPAREN)) {
+      node *sub = mod_list(p, NULL);
+      sub->name = intern(p, &t);
+      sub->line = t.line, sub->col = t.col;
+      add(p, list, sub);
+      if (p->panic) break;
+      continue;
+    }
+    if (!expect(p, T_EQ, "'='")) break;
     node *e = expr(p);
-    if (tok_is(&t, "start"))
-      d->start = e;
+    if (start && tok_is(&t, "start")) *start = e;
     node *eq = mk(p, Q_EQ, &t);
     node *r = mk(p, X_REF, &t);
     r->name = intern(p, &t);
     add(p, eq, r);
     add(p, eq, e);
-    add(p, d->mods, eq);
+    add(p, list, eq);
   } while (accept(p, T_COMMA));
-  expect(p, T_RPAREN, "')'");
+  p->depth--;
+  if (!p->panic) expect(p, T_RPAREN, "')'");
+  return list;
 }
+
+static void modifiers(parser *p, decl *d) { d->mods = mod_list(p, &d->start); }
 
 static void declaration(parser *p, ast_model *m) {
   decl_kind kind = D_REAL;
@@ -854,27 +877,22 @@ static void annotation_args(parser *p, ast_model *m, const char *within) {
   if (!p->panic) expect(p, T_RPAREN, "')'");
 }
 
-int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, ast_model *m) {
-  parser P;
-  memset(&P, 0, sizeof P);
-  parser *p = &P;
-  p->d = d;
-  p->a = a;
+/* One class, from 'model' (or 'class', 'block') to 'end Name;', into m. */
+static void parse_class(parser *p, ast_model *m) {
+  lang_diag *d = p->d;
   memset(m, 0, sizeof *m);
-  lex_init(&p->lx, src, d);
-  next(p);
-  int errors0 = d->errors;
-  while (accept_word(p, "within")) sync(p);
+  accept_word(p, "partial");
   if (!accept_word(p, "model") && !accept_word(p, "class") && !accept_word(p, "block")) {
     expected(p, "'model'");
-    return d->errors - errors0;
+    return;
   }
   if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
     expected(p, "the model's name");
-    return d->errors - errors0;
+    return;
   }
   token name = p->tok;
   m->name = intern(p, &name);
+  m->line = name.line, m->col = name.col;
   next(p);
   skip_comment(p);
   node **section = NULL;
@@ -937,7 +955,7 @@ int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, ast_model *m) {
   }
   if (p->oom) {
     lang_error(d, p->tok.line, p->tok.col, "out of memory");
-    return d->errors - errors0;
+    return;
   }
   if (expect_word(p, "end")) {
     if (p->tok.kind == T_IDENT) {
@@ -951,10 +969,54 @@ int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, ast_model *m) {
     }
     if (!p->panic) expect(p, T_SEMI, "';'");
     p->panic = 0;
-    if (p->tok.kind != T_EOF) {
+  }
+}
+
+static int starts_class(const token *t) {
+  return tok_is(t, "model") || tok_is(t, "class") || tok_is(t, "block") || tok_is(t, "partial");
+}
+
+int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, int file, ast_model *m) {
+  parser P;
+  memset(&P, 0, sizeof P);
+  parser *p = &P;
+  p->d = d;
+  p->a = a;
+  memset(m, 0, sizeof *m);
+  lex_init(&p->lx, src, d, file);
+  next(p);
+  int errors0 = d->errors;
+  while (accept_word(p, "within")) sync(p);
+  ast_model **classes = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    parse_class(p, m);
+    if (d->errors != errors0 || p->oom || p->tok.kind == T_EOF) break;
+    if (!starts_class(&p->tok)) {
       char buf[48];
       err_at(p, &p->tok, "unexpected %s after the end of the model", tok_text(&p->tok, buf, sizeof buf));
+      break;
     }
+    /* Another class follows: this one is a class the last may use. */
+    if (n == cap) {
+      size_t nc = cap ? 2 * cap : 8;
+      ast_model **grown = arena_get(p->a, nc * sizeof *grown);
+      if (!grown) {
+        lang_error(d, p->tok.line, p->tok.col, "out of memory");
+        break;
+      }
+      if (n) memcpy(grown, classes, n * sizeof *grown);
+      classes = grown, cap = nc;
+    }
+    ast_model *keep = arena_get(p->a, sizeof *keep);
+    if (!keep) {
+      lang_error(d, p->tok.line, p->tok.col, "out of memory");
+      break;
+    }
+    *keep = *m;
+    classes[n++] = keep;
   }
+  m->classes = classes;
+  m->nclasses = n;
   return d->errors - errors0;
 }

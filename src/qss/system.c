@@ -680,6 +680,13 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       if (val[0] == 0.0) a = ac->target - 1;
     } else if (ac->reinit == ACT_REINIT) {
       cdevs__qvar_reset(&s->v[ac->target], s->m, t, val[0]);
+      /* What the rest of the instant evaluates (the sides of relations, a crossing
+       * planned again after a discrete assignment of the same handler) reads the
+       * new value at once, not the q from before the jump: a model that reinits the
+       * state a when reads and then switches a mode found its when crossed again. The
+       * requantization at t (the reset's) gives q its slope. */
+      cdevs__qvar *rv = &s->v[ac->target];
+      rv->q[0] = val[0], rv->q[1] = rv->q[2] = rv->q[3] = 0.0, rv->tq = t;
       algs_stale(s);
       tfix(s, ac->target, t);
       s->reinits++;

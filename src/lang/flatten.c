@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Model classes as components: `Tank t1(area = 2);` in a model expands, before
+ * compilation, into the class's declarations and equations under the component's
+ * name (t1.h, der(t1.h) = …), nested to any depth, as a Modelica compiler flattens a
+ * model. The classes come from the model's own file (every class before its last)
+ * or from files named after them (Tank.mo, or Lib/Tank.mo for Lib.Tank) in the
+ * model's folder and then in each folder of CDEVS_PATH.
+ *
+ * Modifiers: a parameter's binding (area = 2), a variable's attributes (h(start =
+ * 1)), an input's binding (u = 3: its value when nothing is connected to it), and a
+ * component's own modifiers (tank(area = 3)), which override those its class gives.
+ * Their expressions are read where they are written: in the enclosing model.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang_impl.h"
+
+#define MAX_NESTING 64            /* components inside components */
+#define MAX_FLAT_DECLS 5000000    /* as many as the compiler takes variables */
+#define MAX_LIB_CLASSES 1024
+
+typedef struct flat {
+  const ast_model *top;
+  const char *path;
+  lang_diag *d;
+  lang_arena *a;
+  ast_model *out;
+  const ast_model *lib[MAX_LIB_CLASSES]; /* classes read from other files */
+  int nlib;
+  const ast_model *stack[MAX_NESTING]; /* the classes being expanded, outermost first */
+  int depth;
+  const char *idx[32]; /* loop indices in scope while rewriting */
+  int nidx;
+  int oom, failed;
+} flat;
+
+/* ---- Helpers ------------------------------------------------------------------------ */
+
+static const char *join(flat *f, const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  char *r = arena_get(f->a, la + lb + 1);
+  if (!r) {
+    f->oom = 1;
+    return "";
+  }
+  memcpy(r, a, la);
+  memcpy(r + la, b, lb + 1);
+  return r;
+}
+
+static const decl *find_decl(const ast_model *m, const char *name, size_t len) {
+  for (size_t i = 0; i < m->ndecls; i++)
+    if (strlen(m->decls[i].name) == len && memcmp(m->decls[i].name, name, len) == 0) return &m->decls[i];
+  return NULL;
+}
+
+static int is_class_type(const decl *d) { return d->block && strncmp(d->block, "cdevs.", 6) != 0; }
+
+/* A copy of n with every reference to a declaration of class k under prefix (loop
+ * indices, time and the named constants are left alone); n itself when the prefix
+ * is empty. */
+static node *rewrite(flat *f, const ast_model *k, const char *prefix, const node *n) {
+  if (!n) return NULL;
+  if (!*prefix) return (node *)(uintptr_t)n;
+  node *r = arena_get(f->a, sizeof *r);
+  if (!r) {
+    f->oom = 1;
+    return (node *)(uintptr_t)n;
+  }
+  *r = *n;
+  if (n->nkid) {
+    r->kid = arena_get(f->a, (size_t)n->nkid * sizeof *r->kid);
+    if (!r->kid) {
+      f->oom = 1;
+      r->kid = n->kid;
+      return r;
+    }
+  }
+  if (n->kind == X_REF) {
+    const char *dot = strchr(n->name, '.');
+    size_t head = dot ? (size_t)(dot - n->name) : strlen(n->name);
+    int index = 0;
+    for (int i = 0; i < f->nidx && !dot; i++) index |= !strcmp(f->idx[i], n->name);
+    if (!index && find_decl(k, n->name, head)) r->name = join(f, prefix, n->name);
+  }
+  if (n->kind == Q_FOR) { /* the range outside the index's scope, the body inside */
+    if (n->nkid > 0) r->kid[0] = rewrite(f, k, prefix, n->kid[0]);
+    if (f->nidx == 32) return r; /* (the checker has reported it) */
+    f->idx[f->nidx++] = n->name ? n->name : "";
+    for (int i = 1; i < n->nkid; i++) r->kid[i] = rewrite(f, k, prefix, n->kid[i]);
+    f->nidx--;
+    return r;
+  }
+  for (int i = 0; i < n->nkid; i++) r->kid[i] = rewrite(f, k, prefix, n->kid[i]);
+  return r;
+}
+
+static void add_item(flat *f, node *list, node *item) {
+  if ((list->nkid & (list->nkid - 1)) == 0) { /* grow at powers of two, as the parser does */
+    int cap = list->nkid ? 2 * list->nkid : 2;
+    node **kid = arena_get(f->a, (size_t)cap * sizeof *kid);
+    if (!kid) {
+      f->oom = 1;
+      return;
+    }
+    if (list->nkid) memcpy(kid, list->kid, (size_t)list->nkid * sizeof *kid);
+    list->kid = kid;
+  }
+  list->kid[list->nkid++] = item;
+}
+
+static decl *new_decl(flat *f) {
+  ast_model *m = f->out;
+  if (m->ndecls == MAX_FLAT_DECLS) {
+    lang_error(f->d, f->top->line, f->top->col, "the model has too many variables (more than %d after "
+               "expanding its components)", MAX_FLAT_DECLS);
+    f->failed = 1;
+    return NULL;
+  }
+  if (m->ndecls == m->capdecls) {
+    size_t cap = m->capdecls ? 2 * m->capdecls : 64;
+    decl *nd = arena_get(f->a, cap * sizeof *nd);
+    if (!nd) {
+      f->oom = 1;
+      return NULL;
+    }
+    if (m->ndecls) memcpy(nd, m->decls, m->ndecls * sizeof *nd);
+    m->decls = nd, m->capdecls = cap;
+  }
+  return &m->decls[m->ndecls++];
+}
+
+/* ---- Finding classes -------------------------------------------------------------- */
+
+static const ast_model *class_in(const ast_model *const *list, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(list[i]->name, name)) return list[i];
+  return NULL;
+}
+
+/* Reads dir/Name.mo (dir/Lib/Name.mo for Lib.Name) as a file of d, its classes
+ * checked and added to the library: the class, NULL if there is no such file, or
+ * (after a message) fail set. */
+static const ast_model *load_class(flat *f, const char *dir, size_t dirlen, const char *type, const decl *at) {
+  size_t tl = strlen(type);
+  char *path = malloc(dirlen + tl + 5);
+  if (!path) return f->oom = 1, NULL;
+  memcpy(path, dir, dirlen);
+  path[dirlen] = '/';
+  for (size_t i = 0; i < tl; i++) path[dirlen + 1 + i] = type[i] == '.' ? '/' : type[i];
+  memcpy(path + dirlen + 1 + tl, ".mo", 4);
+  if (access(path, R_OK) != 0) {
+    free(path);
+    return NULL;
+  }
+  if (f->d->nfiles == 0) f->d->nfiles = 1; /* file 0 is the model's own */
+  if (f->d->nfiles == LANG_MAX_FILES) {
+    lang_error(f->d, at->line, at->col, "'%s': a model may read classes from at most %d files", type,
+               LANG_MAX_FILES - 1);
+    free(path);
+    f->failed = 1;
+    return NULL;
+  }
+  size_t len;
+  char *text = lang_read_file(path, f->d->out, &len);
+  lang_src *src = arena_get(f->a, sizeof *src);
+  if (!text || !src || arena_own(f->a, text) || arena_own(f->a, path)) {
+    if (text && src) f->oom = 1;
+    free(text), free(path);
+    f->failed = 1;
+    return NULL;
+  }
+  *src = (lang_src){path, text, len};
+  int file = f->d->nfiles++;
+  f->d->files[file] = src;
+  ast_model *m = arena_get(f->a, sizeof *m);
+  if (!m) return f->oom = 1, NULL;
+  int errors = f->d->errors;
+  lang_parse(src, f->d, f->a, file, m);
+  for (size_t i = 0; i < m->nclasses && f->d->errors == errors; i++) lang_check(m->classes[i], f->d);
+  if (f->d->errors == errors) lang_check(m, f->d);
+  if (f->d->errors != errors) {
+    f->failed = 1;
+    return NULL;
+  }
+  const char *base = strrchr(type, '.') ? strrchr(type, '.') + 1 : type;
+  if (strcmp(m->name, base) != 0) {
+    lang_error(f->d, m->line, m->col, "this file is read for the class '%s' (line %d of %s) but defines '%s'", base,
+               LANG_LINE(at->line), f->d->src->path, m->name);
+    f->failed = 1;
+    return NULL;
+  }
+  for (size_t i = 0; i <= m->nclasses && f->nlib < MAX_LIB_CLASSES; i++)
+    f->lib[f->nlib++] = i < m->nclasses ? m->classes[i] : m;
+  return m;
+}
+
+/* The class named type, for the component declared at `at`; NULL after a message. */
+static const ast_model *find_class(flat *f, const char *type, const decl *at) {
+  const ast_model *k = class_in((const ast_model *const *)f->top->classes, f->top->nclasses, type);
+  if (!k) k = class_in(f->lib, (size_t)f->nlib, type);
+  if (k) return k;
+  /* The model's folder, then CDEVS_PATH's. */
+  const char *slash = strrchr(f->path, '/');
+  if (strcmp(f->path, "-") != 0) {
+    if (slash) k = load_class(f, f->path, (size_t)(slash - f->path), type, at);
+    else k = load_class(f, ".", 1, type, at);
+  }
+  const char *env = getenv("CDEVS_PATH");
+  for (const char *p = env; !k && !f->failed && !f->oom && p && *p;) {
+    const char *e = strchr(p, ':');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n) k = load_class(f, p, n, type, at);
+    p = e ? e + 1 : p + n;
+  }
+  if (k || f->failed || f->oom) return k;
+  const char *cands[64];
+  size_t nc = 0;
+  cands[nc++] = "Real", cands[nc++] = "Integer", cands[nc++] = "Boolean";
+  for (size_t i = 0; i < f->top->nclasses && nc < 64; i++) cands[nc++] = f->top->classes[i]->name;
+  const char *hint = lang_suggest(type, cands, nc);
+  if (hint)
+    lang_error(f->d, at->line, at->col, "unknown type '%s' of '%s'; did you mean '%s'?", type, at->name, hint);
+  else
+    lang_error(f->d, at->line, at->col,
+               "unknown type '%s' of '%s': no class of that name in this file, no %s.mo beside it or in "
+               "CDEVS_PATH, and no library block (cdevs.%s: cdevs list-blocks lists them)",
+               type, at->name, type, type);
+  f->failed = 1;
+  return NULL;
+}
+
+/* ---- Expansion -------------------------------------------------------------------- */
+
+/* The modifier of mods (a list of name = e and name(…)) for name, or NULL. */
+static const node *find_mod(const node *mods, const char *name, int *index) {
+  for (int i = 0; mods && i < mods->nkid; i++) {
+    const node *m = mods->kid[i];
+    const char *n = m->kind == Q_EQ ? m->kid[0]->name : m->name;
+    if (n && !strcmp(n, name)) {
+      *index = i;
+      return m;
+    }
+  }
+  return NULL;
+}
+
+/* outer's modifiers, then those of inner that outer does not set (outer wins: the
+ * component's modifier over its class's). */
+static node *merge_mods(flat *f, const node *outer, node *inner) {
+  if (!outer || !outer->nkid) return inner;
+  if (!inner || !inner->nkid) return (node *)(uintptr_t)outer;
+  node *r = arena_get(f->a, sizeof *r);
+  if (!r) return f->oom = 1, inner;
+  *r = *outer;
+  r->kid = NULL, r->nkid = 0;
+  for (int i = 0; i < outer->nkid; i++) add_item(f, r, outer->kid[i]);
+  for (int i = 0; i < inner->nkid; i++) {
+    const node *m = inner->kid[i];
+    int at;
+    if (!find_mod(outer, m->kind == Q_EQ ? m->kid[0]->name : m->name, &at)) add_item(f, r, inner->kid[i]);
+  }
+  return r;
+}
+
+static void expand(flat *f, const ast_model *k, const char *prefix, const node *mods);
+
+/* Declaration d of class k under prefix, with its modifier from outside (mod: name
+ * = e or name(…), already in the flat model's names), or NULL. */
+static void expand_decl(flat *f, const ast_model *k, const char *prefix, const decl *d, const node *mod) {
+  if (is_class_type(d)) {
+    if (d->dims) {
+      lang_error(f->d, d->line, d->col, "'%s': arrays of model components are not supported yet", d->name);
+      f->failed = 1;
+      return;
+    }
+    const ast_model *c = find_class(f, d->block, d);
+    if (!c) return;
+    if (mod && mod->kind == Q_EQ) {
+      lang_error(f->d, mod->line, mod->col, "'%s' is a component: give it modifiers, %s(name = value)", d->name,
+                 d->name);
+      f->failed = 1;
+      return;
+    }
+    node *own = rewrite(f, k, prefix, d->mods);
+    expand(f, c, join(f, join(f, prefix, d->name), "."), merge_mods(f, mod, own));
+    return;
+  }
+  decl *nd = new_decl(f);
+  if (!nd) return;
+  *nd = *d;
+  nd->name = join(f, prefix, d->name);
+  nd->dims = rewrite(f, k, prefix, d->dims);
+  nd->value = rewrite(f, k, prefix, d->value);
+  nd->start = rewrite(f, k, prefix, d->start);
+  nd->mods = rewrite(f, k, prefix, d->mods);
+  if (!mod) return;
+  if (d->block) { /* a library block: its parameters */
+    if (mod->kind == Q_EQ) {
+      lang_error(f->d, mod->line, mod->col, "'%s' is a component: give it modifiers, %s(name = value)", d->name,
+                 d->name);
+      f->failed = 1;
+      return;
+    }
+    nd->mods = merge_mods(f, mod, nd->mods);
+    return;
+  }
+  if (mod->kind == Q_EQ) { /* name = e */
+    if (d->kind == D_REAL || d->kind == D_OUTPUT) {
+      lang_error(f->d, mod->line, mod->col,
+                 "'%s' is a variable of the class: its equations define it; set its start value with "
+                 "%s(start = …)", d->name, d->name);
+      f->failed = 1;
+      return;
+    }
+    nd->value = mod->kid[1];
+    return;
+  }
+  for (int i = 0; i < mod->nkid; i++) { /* name(start = e, …) */
+    const node *a = mod->kid[i];
+    const char *an = a->kind == Q_EQ ? a->kid[0]->name : a->name;
+    if (a->kind == Q_EQ && !strcmp(an, "start")) {
+      nd->start = a->kid[1];
+      if (!d->value || d->kind == D_REAL || d->kind == D_DISCRETE) nd->value = NULL; /* the start is the start */
+    } else if (a->kind == Q_EQ && (!strcmp(an, "fixed") || !strcmp(an, "nominal") || !strcmp(an, "min") ||
+                                   !strcmp(an, "max") || !strcmp(an, "unit"))) {
+      continue; /* attributes with no effect here */
+    } else {
+      lang_error(f->d, a->line, a->col, "'%s' of '%s' is not an attribute a variable can be given (start)", an,
+                 d->name);
+      f->failed = 1;
+    }
+  }
+}
+
+/* Class k under prefix ("" for the model), with modifiers mods from outside. */
+static void expand(flat *f, const ast_model *k, const char *prefix, const node *mods) {
+  for (int i = 0; i < f->depth; i++)
+    if (f->stack[i] == k) {
+      lang_error(f->d, k->line, k->col, "class '%s' contains itself (through '%.*s')", k->name,
+                 (int)(strlen(prefix) ? strlen(prefix) - 1 : 0), prefix);
+      f->failed = 1;
+      return;
+    }
+  if (f->depth == MAX_NESTING) {
+    lang_error(f->d, k->line, k->col, "components nested more than %d deep", MAX_NESTING);
+    f->failed = 1;
+    return;
+  }
+  f->stack[f->depth++] = k;
+  uint8_t used[256] = {0};
+  for (size_t i = 0; i < k->ndecls && !f->failed && !f->oom; i++) {
+    int at = -1;
+    const node *mod = find_mod(mods, k->decls[i].name, &at);
+    if (at >= 0 && at < 256) used[at] = 1;
+    expand_decl(f, k, prefix, &k->decls[i], mod);
+  }
+  for (int i = 0; mods && i < mods->nkid && i < 256 && !f->failed; i++) {
+    if (used[i]) continue;
+    const node *m = mods->kid[i];
+    const char *n = m->kind == Q_EQ ? m->kid[0]->name : m->name;
+    const char *cands[64];
+    size_t nc = 0;
+    for (size_t j = 0; j < k->ndecls && nc < 64; j++) cands[nc++] = k->decls[j].name;
+    const char *hint = lang_suggest(n, cands, nc);
+    lang_error(f->d, m->line, m->col, "class '%s' has no element '%s'%s%s%s", k->name, n,
+               hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+    f->failed = 1;
+  }
+  for (int s = 0; s < 3 && !f->failed && !f->oom; s++) {
+    const node *from = s == 0 ? k->equations : s == 1 ? k->algorithms : k->initial;
+    node *to = s == 0 ? f->out->equations : s == 1 ? f->out->algorithms : f->out->initial;
+    for (int i = 0; from && i < from->nkid; i++) add_item(f, to, rewrite(f, k, prefix, from->kid[i]));
+  }
+  for (int i = 0; i < k->nfuncs && f->out->nfuncs < 64; i++) f->out->funcs[f->out->nfuncs++] = k->funcs[i];
+  f->depth--;
+}
+
+const ast_model *lang_flatten(const ast_model *m, const char *path, lang_diag *d, lang_arena *a) {
+  int any = 0;
+  for (size_t i = 0; i < m->ndecls; i++) any |= is_class_type(&m->decls[i]);
+  if (!any) return m;
+  flat F;
+  memset(&F, 0, sizeof F);
+  F.top = m, F.path = path ? path : "-", F.d = d, F.a = a;
+  ast_model *out = arena_get(a, sizeof *out);
+  node *lists = arena_get(a, 3 * sizeof *lists);
+  if (!out || !lists) {
+    lang_error(d, m->line, m->col, "out of memory");
+    return NULL;
+  }
+  *out = *m;
+  out->decls = NULL, out->ndecls = out->capdecls = 0, out->nfuncs = 0;
+  for (int s = 0; s < 3; s++) lists[s] = (node){.kind = N_LIST, .line = m->line, .col = m->col};
+  out->equations = &lists[0], out->algorithms = &lists[1], out->initial = &lists[2];
+  F.out = out;
+  int errors = d->errors;
+  expand(&F, m, "", NULL);
+  if (F.oom) lang_error(d, m->line, m->col, "out of memory");
+  return F.failed || F.oom || d->errors != errors ? NULL : out;
+}
