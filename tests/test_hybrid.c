@@ -280,6 +280,53 @@ static void test_class_library(void) {
   remove(path), remove(bad), rmdir(dir);
 }
 
+/* The HYSDEL paper's two-mode system (examples/hysdel), its mode switches against
+ * the closed forms of each mode. With the pulse high (u = 1) for the first 10 s of
+ * each 20 s period and y0 at the period's start (mode 1):
+ *   mode 1, u = 1: y = 1 - (1 - y0) e^{-s/2}, at 0.5 after s1 = 2 ln((1 - y0)/0.5);
+ *   mode 2, u = 1 (y' = 0.25 there): y = 1 - (0.5 + 0.25 τ) e^{-τ}, to t = 10;
+ *   mode 2, u = 0: y = (C + D σ) e^{-σ}, C = y(10), D = y'(10) + C, down to 0.5
+ *     at σ2 (bisection on the falling side);
+ *   mode 1, u = 0: y = 0.5 e^{-(t - t_down)/2}: the next period's y0. */
+static void test_hysdel(void) {
+  double want[16];
+  int nw = 0;
+  double y0 = 0.0;
+  for (int c = 0; c < 3; c++) {
+    double s1 = 2 * log((1 - y0) / 0.5), tau = 10 - s1;
+    want[nw++] = 20.0 * c + s1;
+    double e = exp(-tau), y10 = 1 - (0.5 + 0.25 * tau) * e, dy10 = (0.25 * tau + 0.25) * e;
+    double C = y10, D = dy10 + C, lo = 0, hi = 50;
+    /* (C + D σ) e^{-σ} peaks at σ = 1 - C/D (if positive), then falls: bisect after it. */
+    if (1 - C / D > 0) lo = 1 - C / D;
+    for (int k = 0; k < 200; k++) {
+      double mid = 0.5 * (lo + hi);
+      if ((C + D * mid) * exp(-mid) > 0.5) lo = mid;
+      else hi = mid;
+    }
+    want[nw++] = 20.0 * c + 10 + lo;
+    y0 = 0.5 * exp(-(10 - lo) / 2);
+  }
+  run r;
+  probe p;
+  if (run_open(&r, "hysdel/hysdel.mo")) return;
+  if (!probe_start(&p, &r, 2) && run_to(&r, 60.0)) {
+    CHECK_EQ_INT(p.nchanges, nw);
+    double worst = 0;
+    for (int k = 0; k < nw && k < p.nchanges; k++) {
+      worst = fmax(worst, fabs(p.changes[k] - want[k]));
+      CHECK_NEAR(p.to[k], k % 2 ? 1.0 : 2.0, 0.0);
+      /* Tolerance 1e-6 on y <= 1, slopes 0.25 (up) and about 0.3 (down): a quantum
+       * is 4e-6 s there; the error carried from one switch to the next is of that
+       * order too. */
+      CHECK_NEAR(p.changes[k], want[k], 5e-5);
+    }
+    printf("hysdel: %d switches, the first at %.9f (2 ln 2 = %.9f), worst |dt| %.2g\n", p.nchanges,
+           p.nchanges ? p.changes[0] : NAN, 2 * log(2.0), worst);
+  }
+  run_close(&r);
+}
+
 int main(void) {
   test_equations_and_blocks();
   test_thermostat();
@@ -288,5 +335,6 @@ int main(void) {
   test_connection_errors();
   test_model_classes();
   test_class_library();
+  test_hysdel();
   return check_report("test_hybrid");
 }
