@@ -327,6 +327,28 @@ static void test_hysdel(void) {
   run_close(&r);
 }
 
+/* pre() in a when clause is the value before the event, whatever the handler has
+ * assigned since (b := pre(a) after a := 5 reads 1); elsewhere it is the value. */
+static void test_pre(void) {
+  const char *text = "model m\n  discrete Real a(start = 1), b(start = 0), c(start = 0), n(start = 0);\n"
+                     "  Real x(start = 0);\nequation\n  der(x) = pre(a);\n"
+                     "algorithm\n  when time > 0.5 then\n    a := 5;\n    b := pre(a);\n    c := a;\n"
+                     "    n := pre(n) + 1;\n  end when;\n"
+                     "  annotation(experiment(StopTime = 1, MMO_Output = {x, a, b, c, n}));\nend m;\n";
+  run r;
+  probe p;
+  if (run_text(&r, text, CDEVS_QSS2, 1e-8, 1e-12)) return;
+  if (!probe_start(&p, &r, -1) && run_to(&r, 1.0)) {
+    CHECK_NEAR(probe_at(&p, "b", 1.0), 1.0, 0.0);
+    CHECK_NEAR(probe_at(&p, "c", 1.0), 5.0, 0.0);
+    CHECK_NEAR(probe_at(&p, "n", 1.0), 1.0, 0.0);
+    CHECK_NEAR(probe_at(&p, "x", 1.0), 0.5 * 1 + 0.5 * 5, 1e-7); /* 1 until 0.5, then 5 */
+  }
+  run_close(&r);
+  load_fails("model m\n  discrete Real a[2];\nalgorithm\n  when time > 1 then\n    a[1] := pre(a);\n"
+             "  end when;\nend m;\n", "pre() takes one element of the array 'a'");
+}
+
 int main(void) {
   test_equations_and_blocks();
   test_thermostat();
@@ -336,5 +358,6 @@ int main(void) {
   test_model_classes();
   test_class_library();
   test_hysdel();
+  test_pre();
   return check_report("test_hybrid");
 }

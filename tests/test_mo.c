@@ -501,7 +501,7 @@ static void test_state_reuse(void) {
     double q3[4] = {q2[0] * q[0], q2[0] * q[1] + q2[1] * q[0], q2[0] * q[2] + q2[1] * q[1] + q2[2] * q[0],
                     q2[1] * q[2] + q2[2] * q[1] + q2[3] * q[0]};
     int order = liqss ? 2 : 3;
-    bc_env env = {&v, m, NULL, NULL, NULL, t, NULL, UINT32_MAX, liqss ? 0 : UINT32_MAX};
+    bc_env env = {&v, m, NULL, NULL, NULL, t, NULL, UINT32_MAX, liqss ? 0 : UINT32_MAX, NULL};
     double (*stack)[4] = malloc(8 * sizeof *stack), a[4], b[4];
     int ea = liqss ? cdevs__bc_eval_dual(&c, &env, order, a, stack) : cdevs__bc_eval(&c, &env, order, a, stack);
     int eb = liqss ? cdevs__bc_eval_dual(&plain, &env, order, b, stack) : cdevs__bc_eval(&plain, &env, order, b, stack);

@@ -171,6 +171,18 @@ static int gen_call(comp *c, const node *n) {
   }
   if (!strcmp(f, "pre") || !strcmp(f, "noEvent")) {
     if (arity != 1) goto bad_arity;
+    const node *r = n->kid[0];
+    const sym *ps = f[0] == 'p' && c->in_handler && r->kind == X_REF ? lang_lookup(c, r->name) : NULL;
+    uint32_t pf;
+    if (ps && ps->cls == V_DISC) { /* in a handler, the value before the event */
+      if (ps->ndims > 0 && r->nkid == 0) {
+        lang_error(c->d, r->line, r->col, "pre() takes one element of the array '%s'", r->name);
+        return -1;
+      }
+      if (lang_flat_index(c, ps, r, &pf)) return -1;
+      emit(c, BC_PRE, c->cidx[pf], 0, 1);
+      return 0;
+    }
     int events = c->rel_events;
     if (f[0] == 'n') c->rel_events = 0; /* noEvent: its relations are read as they are */
     int rc = gen(c, n->kid[0]);

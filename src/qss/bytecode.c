@@ -75,6 +75,7 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
     case BC_CONST: cdevs__series_const(st[sp++], in->k); break;
     case BC_PARAM: cdevs__series_const(st[sp++], env->params[in->arg]); break;
     case BC_DISC: cdevs__series_const(st[sp++], env->discs[in->arg]); break;
+    case BC_PRE: cdevs__series_const(st[sp++], (env->pre ? env->pre : env->discs)[in->arg]); break;
     case BC_TIME:
       cdevs__series_const(st[sp], env->t);
       if (order >= 1 && env->seed == UINT32_MAX) st[sp][1] = 1.0;
@@ -295,7 +296,7 @@ int cdevs__bc_eval_dual(const bc_code *c, const bc_env *env, int order, double *
 /* Operands each op pops (it pushes one); -1 for loads, which push without popping. */
 static int bc_arity(int op) {
   switch ((bc_op)op) {
-  case BC_CONST: case BC_STATE: case BC_ALG: case BC_DISC: case BC_PARAM: case BC_TIME: return -1;
+  case BC_CONST: case BC_STATE: case BC_ALG: case BC_DISC: case BC_PARAM: case BC_TIME: case BC_PRE: return -1;
   case BC_NEG: case BC_POWK: case BC_FN: case BC_SIGN: case BC_FLOOR: case BC_CEIL: case BC_NOT:
   case BC_RAND: case BC_ADDK: case BC_SUBK: case BC_RSUBK: case BC_MULK: case BC_DIVK:
   case BC_ADDS: case BC_SUBS: case BC_MULS: return 1;
@@ -423,7 +424,7 @@ int cdevs__bc_degree(const bc_code *c, int qdeg, int cap, const uint8_t *adeg, i
     const bc_ins *in = &c->ins[i];
     int a = sp >= 1 ? st[sp - 1] : 0, b = sp >= 2 ? st[sp - 2] : 0, d;
     switch ((bc_op)in->op) {
-    case BC_CONST: case BC_PARAM: case BC_DISC: st[sp++] = 0; continue;
+    case BC_CONST: case BC_PARAM: case BC_DISC: case BC_PRE: st[sp++] = 0; continue;
     case BC_TIME: st[sp++] = 1; continue;
     case BC_STATE: st[sp++] = qdeg; continue;
     case BC_ALG: st[sp++] = adeg[in->arg]; continue;

@@ -46,6 +46,7 @@ typedef struct sys_state {
   cdevs__qvar *v;
   double (*alg)[4];
   double *disc;
+  double *pre; /* the discretes before the event a handler runs for (equal to disc outside one) */
   double (*stack)[4];
   int8_t *zsign;
   uint8_t *zjump;     /* the planned event is a jump seen at once, not a root */
@@ -394,7 +395,7 @@ static int ensure_algs_of(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, ui
   }
   uint32_t *mark = seeded ? s->seed_stamp : s->alg_stamp, cur = seeded ? s->seed_round : s->stamp;
   double (*val)[4] = seeded ? s->alg_seed : s->alg;
-  bc_env env = {s->v, s->m, (const double (*)[4])val, s->disc, sp->params, t, NULL, seed, UINT32_MAX};
+  bc_env env = {s->v, s->m, (const double (*)[4])val, s->disc, sp->params, t, NULL, seed, UINT32_MAX, NULL};
   for (uint32_t r = 0; r < n; r++) {
     uint32_t top = 0;
     if (mark[roots[r]] != cur) s->alg_todo[top++] = roots[r];
@@ -473,7 +474,7 @@ static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
 static void exact_a(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->da, j), t, j)) return;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, j, UINT32_MAX};
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, j, UINT32_MAX, NULL};
   double d[4];
   if (cdevs__bc_eval(&sp->der[j], &env, 1, d, s->stack) || !isfinite(d[1])) return;
   s->v[j].a = d[1] < 0.0 ? d[1] : 0.0;
@@ -484,7 +485,7 @@ static inline __attribute__((always_inline)) int eval_der(cdevs_ctx *cx, sys_sta
                                                           double *d) {
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->da, j), t, UINT32_MAX)) return -1;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, j};
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, j, NULL};
   int bad = (s->self_dep[j] == SELF_FUSED ? cdevs__bc_eval_dual : cdevs__bc_eval)(&sp->der[j], &env, s->dord[j],
                                                                                   d, s->stack);
   /* The value (one that is finite while a coefficient is not makes x's polynomial
@@ -517,7 +518,7 @@ static int update_der(cdevs_ctx *cx, sys_state *s, uint32_t j, double t) {
 static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double *f) {
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->za, z), t, UINT32_MAX)) return -1;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, UINT32_MAX};
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, UINT32_MAX, NULL};
   int bad = cdevs__bc_eval(&sp->cross[z].f, &env, s->zord[z], f, s->stack);
   if (__builtin_expect(!bad && finite_series(f, s->zord[z]), 1)) return 0;
   return failed(cx, s, t, FAIL_CROSS, z, f, s->zord[z], bad);
@@ -528,7 +529,7 @@ static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
 static int cross_on_x(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double *v) {
   const cdevs__sys_spec *sp = s->sp;
   if (ensure_algs(cx, s, LIST(s->za, z), t, SEED_X)) return -1;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, SEED_X, UINT32_MAX};
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, SEED_X, UINT32_MAX, NULL};
   double f[4];
   int bad = cdevs__bc_eval(&sp->cross[z].f, &env, 0, f, s->stack);
   if (__builtin_expect(bad || !isfinite(f[0]), 0)) return failed(cx, s, t, FAIL_CROSS, z, f, 0, bad);
@@ -669,7 +670,7 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
     for (uint32_t i = 0; ac->value.reads_alg && i < ac->value.n; i++) /* the algebraics it reads, and theirs */
       if (ac->value.ins[i].op == BC_ALG && ensure_algs(cx, s, &ac->value.ins[i].arg, 1, t, UINT32_MAX))
         return -1;
-    bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng, UINT32_MAX, UINT32_MAX};
+    bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng, UINT32_MAX, UINT32_MAX, s->pre};
     double val[4];
     /* Values of states inside handlers are x, not q: evaluate with order 0 on q
      * after bringing q to x for the states the action reads would be costlier; QSS
@@ -694,6 +695,9 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
       set_disc(s, ac->target, val[0]);
     }
   }
+  /* The values before the event are those after it from here on. */
+  for (uint32_t a = 0; a < n; a++)
+    if (acts[a].reinit == ACT_ASSIGN) s->pre[acts[a].target] = s->disc[acts[a].target];
   return changes_end(cx, s, t);
 }
 
@@ -761,6 +765,7 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->v = take(base, &off, (ns + sp->n_in) * sizeof(cdevs__qvar)); /* the inputs after the states */
   s->alg = take(base, &off, sp->n_algs * sizeof(double[4]));
   s->disc = take(base, &off, sp->n_discs * sizeof(double));
+  s->pre = take(base, &off, sp->n_discs * sizeof(double));
   s->stack = take(base, &off, depth * sizeof(double[4]));
   s->zsign = take(base, &off, nz);
   s->zjump = take(base, &off, nz);
@@ -887,6 +892,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     if (s->self_dep[i] && s->m->linear_implicit && !s->secant_a && sp->der[i].dual_ok && s->dord[i] <= 2)
       s->self_dep[i] = SELF_FUSED;
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof(double));
+  memcpy(s->pre, sp->disc0, sp->n_discs * sizeof(double));
   for (uint32_t i = 0; i < ns; i++) {
     cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], s->dqrel, s->dqmin, s->t);
     /* With the exact a, no step measures a secant: a state whose derivative does not

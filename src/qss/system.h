@@ -33,7 +33,8 @@ typedef enum bc_op {
   /* Made by cdevs__bc_fold from a constant or a state loaded just before the op,
    * which is most of what equations do: one dispatch instead of two. */
   BC_ADDK, BC_SUBK, BC_RSUBK, BC_MULK, BC_DIVK, /* a+k, a−k, k−a, a·k, a/k (k ≠ 0) */
-  BC_ADDS, BC_SUBS, BC_MULS                      /* a+q, a−q, a·q with q = state arg */
+  BC_ADDS, BC_SUBS, BC_MULS,                     /* a+q, a−q, a·q with q = state arg */
+  BC_PRE /* push discrete arg as it was before the event (handlers: Modelica's pre()) */
 } bc_op;
 /* The op reads state arg (a load or a fused op). */
 #define BC_READS_STATE(op) ((op) == BC_STATE || ((op) >= BC_ADDS && (op) <= BC_MULS))
@@ -177,6 +178,8 @@ typedef struct bc_env {
   uint32_t seed;
   /* cdevs__bc_eval_dual's state: the partial is taken with respect to q_dual. */
   uint32_t dual;
+  /* The discretes before the event being handled (BC_PRE); NULL: discs. */
+  const double *pre;
 } bc_env;
 int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*stack)[4]);
 /* The same at order <= 2, with out[3] = ∂f/∂q_{env->dual} at τ = 0 (forward mode,
