@@ -349,6 +349,41 @@ static void test_pre(void) {
              "  end when;\nend m;\n", "pre() takes one element of the array 'a'");
 }
 
+/* An algorithm section outside when clauses (S15, "pure Modelica" if statements):
+ * computed in order, with each relation an event. x' = y, y = -1 while x > 0.5,
+ * else -2: x = 1 - t to t = 0.5, then 0.5 - 2 (t - 0.5); z reads y as the branch
+ * left it; w[i] = i·x from a for loop. */
+static void test_algorithm_statements(void) {
+  const char *text = "model m\n  Real x(start = 1), y, z, w[3];\nalgorithm\n  y := -2;\n  z := 0;\n"
+                     "  if x > 0.5 then\n    y := -1;\n    z := y * 3;\n  end if;\n"
+                     "  for i in 1:3 loop\n    w[i] := i * x;\n  end for;\n"
+                     "equation\n  der(x) = y;\n  annotation(experiment(StopTime = 1, MMO_Output = {x, y, z, w}));\nend m;\n";
+  run r;
+  probe p;
+  if (run_text(&r, text, CDEVS_QSS2, 1e-8, 1e-12)) return;
+  if (!probe_start(&p, &r, 1) && run_to(&r, 1.0)) {
+    CHECK_EQ_INT(p.nchanges, 1);
+    CHECK_NEAR(p.changes[0], 0.5, 1e-7);
+    CHECK_NEAR(probe_at(&p, "x", 1.0), -0.5, 1e-7);
+    CHECK_NEAR(probe_at(&p, "z", 1.0), 0.0, 0.0);
+    CHECK_NEAR(probe_at(&p, "w[3]", 1.0), -1.5, 3e-7);
+  }
+  run_close(&r);
+  const char *head = "model m\n  Real x(start = 1), y;\n  discrete Real d;\nalgorithm\n";
+  struct {
+    const char *body, *want;
+  } bad[] = {
+      {"  if x > 0 then\n    y := 1;\n  end if;\n", "'y' is not assigned in every branch of this if, nor before it"},
+      {"  x := 2;\n", "'x' is a state"},
+      {"  d := 2;\n", "'d' is discrete (set it in a when clause)"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char t[512];
+    snprintf(t, sizeof t, "%s%sequation\n  der(x) = -x;\nend m;\n", head, bad[i].body);
+    load_fails(t, bad[i].want);
+  }
+}
+
 int main(void) {
   test_equations_and_blocks();
   test_thermostat();
@@ -359,5 +394,6 @@ int main(void) {
   test_class_library();
   test_hysdel();
   test_pre();
+  test_algorithm_statements();
   return check_report("test_hybrid");
 }

@@ -24,6 +24,7 @@ typedef struct scope {
   const char *idx[32]; /* loop indices, innermost last */
   int nidx;
   int initial;
+  int in_when; /* statements inside a when clause (outside one, an algorithm computes variables) */
 } scope;
 
 static const decl *find_decl(const ast_model *m, const char *name, size_t len) {
@@ -148,12 +149,14 @@ static void check_item(scope *s, const node *n, int stmt) {
     return;
   case Q_WHEN:
   case Q_IF:
+    s->in_when += n->kind == Q_WHEN;
     for (int i = 0; i < n->nkid; i++) {
       if (n->kid[i]->kind == N_LIST)
         check_items(s, n->kid[i], stmt);
       else
         check_expr(s, n->kid[i]);
     }
+    s->in_when -= n->kind == Q_WHEN;
     return;
   case Q_ASSIGN:
     if (n->nkid == 2) {
@@ -164,7 +167,7 @@ static void check_item(scope *s, const node *n, int stmt) {
         if (d && (d->kind == D_PARAM || d->kind == D_CONST))
           lang_error(s->d, l->line, l->col, "'%s' is a %s: it can only be set in an initial algorithm",
                      l->name, d->kind == D_PARAM ? "parameter" : "constant");
-        else if (d && d->kind == D_REAL)
+        else if (d && d->kind == D_REAL && s->in_when)
           lang_error(s->d, l->line, l->col,
                      "'%s' is continuous: change it with reinit() in a when clause", l->name);
       }

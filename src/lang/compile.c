@@ -1173,6 +1173,7 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
   c.d = &d;
   cdevs__crand_seed(&c.rng, 1);
   c.mo = mo;
+  c.a = a;
   int errors = -1;
   if (mo) mo->file = dup(path);
   if (a && mo && mo->file) {

@@ -68,6 +68,8 @@ typedef struct comp {
   int rel_events;
   uint64_t unrolled; /* loop iterations so far: a bound keeps hostile input finite */
   cdevs_mo *mo;
+  lang_arena *a; /* for the expressions the compiler builds (algorithm statements) */
+  struct alg_run *alg_run; /* the algorithm section being run symbolically (equations.c) */
 } comp;
 
 /* A library block instance (cdevs.Integrator x(...)) and a connect() between two. */

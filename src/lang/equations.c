@@ -996,20 +996,211 @@ static int when_item(comp *c, const node *n) {
 }
 
 
-static int alg_item(comp *c, const node *n) {
-  switch (n->kind) {
-  case Q_FOR: return lang_exec_for(c, n, lang_alg_list, NULL);
-  case Q_WHEN: return when_item(c, n);
-  default:
-    lang_error(c->d, n->line, n->col, "only when clauses are supported in an algorithm section yet");
+/* ---- Algorithm statements outside when clauses ---------------------------------- */
+
+/* Outside when clauses an algorithm section computes algebraic variables from the
+ * others, in order, as often as they are read: it is run here once, symbolically.
+ * Each assignment v := e records e (with what the section has assigned so far put in
+ * for the variables it reads, and loop indices as numbers); an if statement merges
+ * its branches into if expressions (a variable a branch leaves alone keeps its value
+ * from before the if); at the end each variable is defined by its expression, as by
+ * an equation, so that each relation in a condition is an event. */
+typedef struct alg_run {
+  uint32_t *f;  /* flat scalars assigned, */
+  node **val;   /* and their expressions */
+  const node **at;
+  int n, cap;
+} alg_run;
+
+static node *new_node(comp *c, const node *like) {
+  node *r = arena_get(c->a, sizeof *r);
+  if (!r) return c->oom = 1, NULL;
+  *r = *like;
+  r->kid = NULL, r->nkid = 0;
+  return r;
+}
+
+static int run_find(const alg_run *r, uint32_t f) {
+  for (int i = 0; i < r->n; i++)
+    if (r->f[i] == f) return i;
+  return -1;
+}
+
+static int run_set(comp *c, alg_run *r, uint32_t f, node *v, const node *at) {
+  int i = run_find(r, f);
+  if (i < 0) {
+    if (r->n == r->cap) {
+      int cap = r->cap ? 2 * r->cap : 16;
+      uint32_t *nf = arena_get(c->a, (size_t)cap * sizeof *nf);
+      node **nv = arena_get(c->a, (size_t)cap * sizeof *nv);
+      const node **na = arena_get(c->a, (size_t)cap * sizeof *na);
+      if (!nf || !nv || !na) return c->oom = 1, -1;
+      if (r->n) {
+        memcpy(nf, r->f, (size_t)r->n * sizeof *nf);
+        memcpy(nv, r->val, (size_t)r->n * sizeof *nv);
+        memcpy(na, r->at, (size_t)r->n * sizeof *na);
+      }
+      r->f = nf, r->val = nv, r->at = na, r->cap = cap;
+    }
+    i = r->n++;
+    r->f[i] = f;
+  }
+  r->val[i] = v;
+  r->at[i] = at;
+  return 0;
+}
+
+/* e with the loop indices in scope as numbers and the variables assigned so far as
+ * their expressions (NULL on error). */
+static node *subst(comp *c, const alg_run *r, const node *e) {
+  double v;
+  if (e->kind == X_REF && e->nkid == 0 && lang_index_of(c, e->name, &v)) {
+    node *k = new_node(c, e);
+    if (k) k->kind = X_NUM, k->num = v, k->name = NULL, k->height = 0;
+    return k;
+  }
+  if (e->kind == X_REF) {
+    const sym *s = lang_lookup(c, e->name);
+    uint32_t f;
+    if (s && s->cls == V_ALG && !(s->ndims > 0 && e->nkid == 0) && !lang_flat_index(c, s, e, &f)) {
+      int i = run_find(r, f);
+      if (i >= 0) return r->val[i];
+    }
+  }
+  if (e->kind == Q_FOR) return (node *)(uintptr_t)e; /* a comprehension: its own index */
+  node *k = new_node(c, e);
+  if (!k || !e->nkid) return k;
+  k->kid = arena_get(c->a, (size_t)e->nkid * sizeof *k->kid);
+  if (!k->kid) return c->oom = 1, NULL;
+  k->nkid = e->nkid;
+  for (int i = 0; i < e->nkid; i++)
+    if (!(k->kid[i] = subst(c, r, e->kid[i]))) return NULL;
+  return k;
+}
+
+static int alg_stmts(comp *c, const node *list, void *ud);
+
+static int alg_stmt(comp *c, alg_run *r, const node *n) {
+  if (n->kind == Q_FOR) return lang_exec_for(c, n, alg_stmts, r);
+  if (n->kind == Q_ASSIGN) {
+    const node *l = n->kid[0];
+    const sym *s = l->kind == X_REF ? lang_lookup(c, l->name) : NULL;
+    uint32_t f;
+    if (!s) {
+      lang_error(c->d, l->line, l->col, "an assignment sets a variable");
+      return -1;
+    }
+    if (s->ndims > 0 && l->nkid == 0) {
+      lang_error(c->d, l->line, l->col, "assign the elements of '%s' one by one (a for loop)", l->name);
+      return -1;
+    }
+    if (lang_flat_index(c, s, l, &f)) return -1;
+    if (c->cls[f] != V_ALG) {
+      lang_error(c->d, l->line, l->col,
+                 "'%s' is %s: outside a when clause an algorithm computes variables with no other equation",
+                 l->name, c->cls[f] == V_STATE ? "a state (its equation is der(...) = ...)"
+                 : c->cls[f] == V_DISC ? "discrete (set it in a when clause)" : "a parameter or constant");
+      return -1;
+    }
+    node *v = subst(c, r, n->kid[1]);
+    return v ? run_set(c, r, f, v, n) : -1;
+  }
+  if (n->kind == Q_IF) {
+    int pairs = n->nkid / 2, nb = pairs + (n->has_else ? 1 : 0);
+    alg_run before = *r, *branch = calloc((size_t)nb, sizeof *branch);
+    node **cond = calloc((size_t)pairs + 1, sizeof *cond);
+    if (!branch || !cond) return free(branch), free(cond), c->oom = 1, -1;
+    int rc = 0;
+    for (int b = 0; b < nb && !rc; b++) {
+      if (b < pairs && !(cond[b] = subst(c, &before, n->kid[2 * b]))) rc = -1;
+      /* each branch from the values before the if (its own copy of the lists) */
+      alg_run *br = &branch[b];
+      br->n = 0, br->cap = 0;
+      for (int i = 0; i < before.n && !rc; i++) rc = run_set(c, br, before.f[i], before.val[i], before.at[i]);
+      if (!rc) rc = alg_stmts(c, b < pairs ? n->kid[2 * b + 1] : n->kid[n->nkid - 1], br);
+    }
+    /* Every variable some branch assigns (each once, in the order first assigned):
+     * an if expression over the branches. */
+    alg_run seen = {0};
+    for (int b = 0; b < nb && !rc; b++)
+      for (int i = 0; i < branch[b].n && !rc; i++) {
+        uint32_t f = branch[b].f[i];
+        if (run_find(&seen, f) >= 0) continue;
+        int pb = run_find(&before, f);
+        if (pb >= 0 && before.val[pb] == branch[b].val[i]) continue; /* left as it was, here */
+        rc = run_set(c, &seen, f, NULL, branch[b].at[i]);
+      }
+    for (int i = 0; i < seen.n && !rc; i++) {
+      uint32_t f = seen.f[i];
+      node *sel = new_node(c, n);
+      if (!sel) {
+        rc = -1;
+        break;
+      }
+      sel->kind = X_IF, sel->has_else = 1, sel->name = NULL;
+      sel->kid = arena_get(c->a, (size_t)(2 * pairs + 1) * sizeof *sel->kid);
+      if (!sel->kid) {
+        c->oom = 1;
+        rc = -1;
+        break;
+      }
+      sel->nkid = 2 * pairs + 1;
+      int pb = run_find(&before, f);
+      for (int k = 0; k <= pairs && !rc; k++) {
+        int bi = k < pairs ? k : (n->has_else ? pairs : -1);
+        int at = bi >= 0 ? run_find(&branch[bi], f) : -1;
+        node *v = at >= 0 ? branch[bi].val[at] : pb >= 0 ? before.val[pb] : NULL;
+        if (!v) {
+          lang_error(c->d, n->line, n->col,
+                     "'%s' is not assigned in every branch of this if, nor before it: give it a value before the "
+                     "if, or in an else branch", c->mo->names[f]);
+          rc = -1;
+          break;
+        }
+        if (k < pairs) sel->kid[2 * k] = cond[k], sel->kid[2 * k + 1] = v;
+        else sel->kid[2 * k] = v;
+      }
+      if (!rc) rc = run_set(c, r, f, sel, seen.at[i]);
+    }
+    free(branch), free(cond);
+    return rc;
+  }
+  if (n->kind == Q_WHEN) {
+    lang_error(c->d, n->line, n->col, "a when clause inside a statement: write it at the top of the algorithm");
     return -1;
   }
+  lang_error(c->d, n->line, n->col,
+             "outside a when clause an algorithm holds assignments, if and for statements (this is neither)");
+  return -1;
+}
+
+static int alg_stmts(comp *c, const node *list, void *ud) {
+  for (int i = 0; list && i < list->nkid; i++)
+    if (alg_stmt(c, ud, list->kid[i])) return -1;
+  return 0;
+}
+
+static int alg_item(comp *c, const node *n) {
+  if (n->kind == Q_WHEN) return when_item(c, n);
+  if (n->kind == Q_FOR) { /* when clauses in a loop, or statements */
+    int whens = 0;
+    for (int i = 0; n->nkid > 1 && i < n->kid[1]->nkid; i++) whens |= n->kid[1]->kid[i]->kind == Q_WHEN;
+    if (whens) return lang_exec_for(c, n, lang_alg_list, NULL);
+  }
+  return alg_stmt(c, c->alg_run, n);
 }
 
 int lang_alg_list(comp *c, const node *list, void *ud) {
   (void)ud;
-  int rc = 0;
+  int rc = 0, top = c->alg_run == NULL;
+  if (top && !(c->alg_run = arena_get(c->a, sizeof *c->alg_run))) return c->oom = 1, -1;
   for (int i = 0; list && i < list->nkid; i++)
     if (alg_item(c, list->kid[i])) rc = -1;
+  if (top) { /* the section's variables, each by its expression */
+    alg_run *run = c->alg_run;
+    for (int i = 0; !rc && i < run->n; i++)
+      rc = define(c, run->at[i], 0, run->f[i], c->mo->names[run->f[i]], run->val[i]);
+    c->alg_run = NULL;
+  }
   return rc;
 }
