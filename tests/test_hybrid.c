@@ -193,7 +193,9 @@ static void test_connection_errors(void) {
   }
 }
 
-/* Model classes as components, nested, with modifiers: two linear tanks in series
+/* Model classes as components, nested, with modifiers (a modifier's name is the
+ * component's element, its value read in the enclosing class: area = area): two
+ * linear tanks in series
  * (h' = (qin - k h)/area, qout = k h) inside a class Cascade, fed by a constant
  * block. With q the inflow, a_i = k_i/A_i:
  *   h1 = q/k1 + (h10 - q/k1) e^{-a1 t}
@@ -207,11 +209,11 @@ static void test_model_classes(void) {
   char text[2048];
   snprintf(text, sizeof text,
            "%s"
-           "model Cascade\n  parameter Real a = 1;\n  input Real qin;\n  output Real qout;\n"
-           "  LinTank upper(area = a, h(start = 2));\n  LinTank lower(k = 0.25);\n"
+           "model Cascade\n  parameter Real area = 1;\n  input Real qin;\n  output Real qout;\n"
+           "  LinTank upper(area = area, h(start = 2));\n  LinTank lower(k = 0.25);\n"
            "equation\n  connect(qin, upper.qin);\n  connect(upper.qout, lower.qin);\n  connect(lower.qout, qout);\n"
            "end Cascade;\n"
-           "model m\n  Cascade c(a = 2, upper(k = 1), lower(h(start = 3)));\n  cdevs.Constant src(value = 0.3);\n"
+           "model m\n  Cascade c(area = 2, upper(k = 1), lower(h(start = 3)));\n  cdevs.Constant src(value = 0.3);\n"
            "equation\n  connect(src.y, c.qin);\n"
            "  annotation(experiment(StopTime = 3, MMO_Output = {c.upper.h, c.lower.h, c.qout}));\nend m;\n",
            tank_class);

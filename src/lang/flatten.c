@@ -99,6 +99,41 @@ static node *rewrite(flat *f, const ast_model *k, const char *prefix, const node
   return r;
 }
 
+static void add_item(flat *f, node *list, node *item);
+
+/* A modifier list of class k's declaration under prefix: the values rewritten, the
+ * names (what they modify, in the component's class) left alone. */
+static node *rewrite_mods(flat *f, const ast_model *k, const char *prefix, const node *mods) {
+  if (!mods || !*prefix) return (node *)(uintptr_t)mods;
+  node *r = arena_get(f->a, sizeof *r);
+  if (!r) {
+    f->oom = 1;
+    return (node *)(uintptr_t)mods;
+  }
+  *r = *mods;
+  r->kid = NULL, r->nkid = 0;
+  for (int i = 0; i < mods->nkid; i++) {
+    const node *m = mods->kid[i];
+    if (m->kind == N_LIST) {
+      add_item(f, r, rewrite_mods(f, k, prefix, m));
+      continue;
+    }
+    node *eq = arena_get(f->a, sizeof *eq);
+    node **kid = arena_get(f->a, 2 * sizeof *kid);
+    if (!eq || !kid || m->nkid != 2) {
+      f->oom = f->oom || !eq || !kid;
+      add_item(f, r, (node *)(uintptr_t)m);
+      continue;
+    }
+    *eq = *m;
+    eq->kid = kid;
+    kid[0] = m->kid[0];
+    kid[1] = rewrite(f, k, prefix, m->kid[1]);
+    add_item(f, r, eq);
+  }
+  return r;
+}
+
 static void add_item(flat *f, node *list, node *item) {
   if ((list->nkid & (list->nkid - 1)) == 0) { /* grow at powers of two, as the parser does */
     int cap = list->nkid ? 2 * list->nkid : 2;
@@ -286,7 +321,7 @@ static void expand_decl(flat *f, const ast_model *k, const char *prefix, const d
       f->failed = 1;
       return;
     }
-    node *own = rewrite(f, k, prefix, d->mods);
+    node *own = rewrite_mods(f, k, prefix, d->mods);
     expand(f, c, join(f, join(f, prefix, d->name), "."), merge_mods(f, mod, own));
     return;
   }
@@ -297,7 +332,7 @@ static void expand_decl(flat *f, const ast_model *k, const char *prefix, const d
   nd->dims = rewrite(f, k, prefix, d->dims);
   nd->value = rewrite(f, k, prefix, d->value);
   nd->start = rewrite(f, k, prefix, d->start);
-  nd->mods = rewrite(f, k, prefix, d->mods);
+  nd->mods = rewrite_mods(f, k, prefix, d->mods);
   if (!mod) return;
   if (d->block) { /* a library block: its parameters */
     if (mod->kind == Q_EQ) {
