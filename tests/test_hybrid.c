@@ -386,6 +386,38 @@ static void test_algorithm_statements(void) {
   }
 }
 
+/* The controlled vessel (examples/vessel): its controller's phase changes against the
+ * closed forms of each phase. Filling (phi = 0.01, W = 0) keeps l (T - Tin) constant:
+ * from l_low = 0.2 at T = 60 to l_high = 1 takes 80 s and ends at T = 15 + 0.2·45/1 =
+ * 24; heating (W = 1e6, phi = 0) takes (60 - 24) c rho A l_high / W = 150.696 s;
+ * draining (phi = -0.02) 40 s at constant T. */
+static void test_vessel(void) {
+  run r;
+  probe p;
+  if (run_open(&r, "vessel/vessel.mo")) return;
+  if (!probe_start(&p, &r, 2) && run_to(&r, 1000.0)) {
+    const double heat = (60.0 - (15.0 + 0.2 * 45.0 / 1.0)) * 4186.0 * 1000.0 * 1.0 * 1.0 / 1e6;
+    const double dur[3] = {80.0, heat, 40.0};
+    double t = 0, worst = 0;
+    int k = 0;
+    for (; t + dur[k % 3] <= 1000.0; k++) {
+      t += dur[k % 3];
+      if (k < p.nchanges) {
+        worst = fmax(worst, fabs(p.changes[k] - t));
+        CHECK_NEAR(p.to[k], (k + 1) % 3 + 1, 0.0);
+      }
+    }
+    CHECK_EQ_INT(p.nchanges, k);
+    /* Each switch where a quantum of l or T (1e-8 relative) meets the threshold:
+     * about 1e-8·l / phi or 1e-8·T / (dT/dt) = 1e-6 s, and the following switches
+     * carry it on. */
+    CHECK(worst < 1e-5);
+    printf("vessel: %d phase changes, worst |dt| %.2g (heating %.3f s)\n", p.nchanges, worst, heat);
+    CHECK_NEAR(probe_at(&p, "is_cold", 1000.0), 0.0, 0.0);
+  }
+  run_close(&r);
+}
+
 int main(void) {
   test_equations_and_blocks();
   test_thermostat();
@@ -397,5 +429,6 @@ int main(void) {
   test_hysdel();
   test_pre();
   test_algorithm_statements();
+  test_vessel();
   return check_report("test_hybrid");
 }
