@@ -69,6 +69,16 @@ static double probe_at(const probe *p, const char *name, double t) {
   return NAN;
 }
 
+/* Compiles text, watches its outputs (output `watch` for changes) and runs it to t:
+ * 1 if all went well (r is then to be closed), 0 after a failed check (r closed). */
+static int run_probed(run *r, probe *p, const char *text, cdevs_qss_method method, double tol, double abstol,
+                      double t, int watch) {
+  if (run_text(r, text, method, tol, abstol)) return 0;
+  if (!probe_start(p, r, watch) && run_to(r, t)) return 1;
+  run_close(r);
+  return 0;
+}
+
 /* der(x) = r.y reads a ramp (x = t²/2); a block integrates v = 2x (connect(v, k.u)):
  * k.y = 1 + t³/3. */
 static void test_equations_and_blocks(void) {
@@ -147,12 +157,10 @@ static void test_when_on_block_output(void) {
       "  annotation(experiment(StopTime = 3, MMO_Output = {x, n, ts}));\nend m;\n";
   run r;
   probe p;
-  if (run_text(&r, text, CDEVS_QSS2, 1e-6, 1e-9)) return;
-  if (!probe_start(&p, &r, -1) && run_to(&r, 3.0)) {
-    CHECK_NEAR(probe_at(&p, "n", 3.0), 0.0, 0.0);
-    CHECK_NEAR(probe_at(&p, "ts", 3.0), 1.5, 0.0);
-    CHECK_NEAR(probe_at(&p, "x", 3.0), 3.0, 1e-9); /* 2·(3 - 1.5) */
-  }
+  if (!run_probed(&r, &p, text, CDEVS_QSS2, 1e-6, 1e-9, 3.0, -1)) return;
+  CHECK_NEAR(probe_at(&p, "n", 3.0), 0.0, 0.0);
+  CHECK_NEAR(probe_at(&p, "ts", 3.0), 1.5, 0.0);
+  CHECK_NEAR(probe_at(&p, "x", 3.0), 3.0, 1e-9); /* 2·(3 - 1.5) */
   run_close(&r);
 }
 
@@ -171,13 +179,25 @@ static void test_input_not_finite(void) {
   run_close(&r);
 }
 
+/* Models that must not load: head, each case's text, then tail; each fails with
+ * its message. */
+typedef struct bad_case {
+  const char *text, *want;
+} bad_case;
+
+static void fails_each(const char *head, const char *tail, const bad_case *cases, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s%s", head, cases[i].text, tail);
+    load_fails(text, cases[i].want);
+  }
+}
+
 /* Connections that cannot work, each a located error at load. */
 static void test_connection_errors(void) {
   const char *head = "model m\n  cdevs.Integrator k;\n  cdevs.Gain g(k = 2);\n  parameter Real p = 1;\n"
                      "  Real x(start = 1), u;\n  input Real w;\nequation\n";
-  struct {
-    const char *eqs, *want;
-  } cases[] = {
+  static const bad_case cases[] = {
       {"  der(x) = k.u;\n", "m.mo:8:12: error: 'k.u' is an input of 'k'"},
       {"  der(x) = k.z;\n", "'k.z' is not an output of a component"},
       {"  der(x) = -x;\n  connect(p, k.u);\n", "'p' is a parameter or constant"},
@@ -186,11 +206,7 @@ static void test_connection_errors(void) {
       {"  der(x) = -x + w;\n", "input 'w' is not connected"},
       {"  der(x) = -x;\n  u = 1;\n  connect(g.y, u);\n", "'u' is defined by two equations"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char text[1024];
-    snprintf(text, sizeof text, "%s%send m;\n", head, cases[i].eqs);
-    load_fails(text, cases[i].want);
-  }
+  fails_each(head, "end m;\n", cases, sizeof cases / sizeof cases[0]);
 }
 
 /* Model classes as components, nested, with modifiers (a modifier's name is the
@@ -339,13 +355,11 @@ static void test_pre(void) {
                      "  annotation(experiment(StopTime = 1, MMO_Output = {x, a, b, c, n}));\nend m;\n";
   run r;
   probe p;
-  if (run_text(&r, text, CDEVS_QSS2, 1e-8, 1e-12)) return;
-  if (!probe_start(&p, &r, -1) && run_to(&r, 1.0)) {
-    CHECK_NEAR(probe_at(&p, "b", 1.0), 1.0, 0.0);
-    CHECK_NEAR(probe_at(&p, "c", 1.0), 5.0, 0.0);
-    CHECK_NEAR(probe_at(&p, "n", 1.0), 1.0, 0.0);
-    CHECK_NEAR(probe_at(&p, "x", 1.0), 0.5 * 1 + 0.5 * 5, 1e-7); /* 1 until 0.5, then 5 */
-  }
+  if (!run_probed(&r, &p, text, CDEVS_QSS2, 1e-8, 1e-12, 1.0, -1)) return;
+  CHECK_NEAR(probe_at(&p, "b", 1.0), 1.0, 0.0);
+  CHECK_NEAR(probe_at(&p, "c", 1.0), 5.0, 0.0);
+  CHECK_NEAR(probe_at(&p, "n", 1.0), 1.0, 0.0);
+  CHECK_NEAR(probe_at(&p, "x", 1.0), 0.5 * 1 + 0.5 * 5, 1e-7); /* 1 until 0.5, then 5 */
   run_close(&r);
   load_fails("model m\n  discrete Real a[2];\nalgorithm\n  when time > 1 then\n    a[1] := pre(a);\n"
              "  end when;\nend m;\n", "pre() takes one element of the array 'a'");
@@ -362,28 +376,20 @@ static void test_algorithm_statements(void) {
                      "equation\n  der(x) = y;\n  annotation(experiment(StopTime = 1, MMO_Output = {x, y, z, w}));\nend m;\n";
   run r;
   probe p;
-  if (run_text(&r, text, CDEVS_QSS2, 1e-8, 1e-12)) return;
-  if (!probe_start(&p, &r, 1) && run_to(&r, 1.0)) {
-    CHECK_EQ_INT(p.nchanges, 1);
-    CHECK_NEAR(p.changes[0], 0.5, 1e-7);
-    CHECK_NEAR(probe_at(&p, "x", 1.0), -0.5, 1e-7);
-    CHECK_NEAR(probe_at(&p, "z", 1.0), 0.0, 0.0);
-    CHECK_NEAR(probe_at(&p, "w[3]", 1.0), -1.5, 3e-7);
-  }
+  if (!run_probed(&r, &p, text, CDEVS_QSS2, 1e-8, 1e-12, 1.0, 1)) return;
+  CHECK_EQ_INT(p.nchanges, 1);
+  CHECK_NEAR(p.changes[0], 0.5, 1e-7);
+  CHECK_NEAR(probe_at(&p, "x", 1.0), -0.5, 1e-7);
+  CHECK_NEAR(probe_at(&p, "z", 1.0), 0.0, 0.0);
+  CHECK_NEAR(probe_at(&p, "w[3]", 1.0), -1.5, 3e-7);
   run_close(&r);
   const char *head = "model m\n  Real x(start = 1), y;\n  discrete Real d;\nalgorithm\n";
-  struct {
-    const char *body, *want;
-  } bad[] = {
+  static const bad_case bad[] = {
       {"  if x > 0 then\n    y := 1;\n  end if;\n", "'y' is not assigned in every branch of this if, nor before it"},
       {"  x := 2;\n", "'x' is a state"},
       {"  d := 2;\n", "'d' is discrete (set it in a when clause)"},
   };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    char t[512];
-    snprintf(t, sizeof t, "%s%sequation\n  der(x) = -x;\nend m;\n", head, bad[i].body);
-    load_fails(t, bad[i].want);
-  }
+  fails_each(head, "equation\n  der(x) = -x;\nend m;\n", bad, sizeof bad / sizeof bad[0]);
 }
 
 /* The controlled vessel (examples/vessel): its controller's phase changes against the

@@ -135,17 +135,7 @@ static node *rewrite_mods(flat *f, const ast_model *k, const char *prefix, const
 }
 
 static void add_item(flat *f, node *list, node *item) {
-  if ((list->nkid & (list->nkid - 1)) == 0) { /* grow at powers of two, as the parser does */
-    int cap = list->nkid ? 2 * list->nkid : 2;
-    node **kid = arena_get(f->a, (size_t)cap * sizeof *kid);
-    if (!kid) {
-      f->oom = 1;
-      return;
-    }
-    if (list->nkid) memcpy(kid, list->kid, (size_t)list->nkid * sizeof *kid);
-    list->kid = kid;
-  }
-  list->kid[list->nkid++] = item;
+  if (node_append(f->a, list, item)) f->oom = 1;
 }
 
 static decl *new_decl(flat *f) {
@@ -156,17 +146,9 @@ static decl *new_decl(flat *f) {
     f->failed = 1;
     return NULL;
   }
-  if (m->ndecls == m->capdecls) {
-    size_t cap = m->capdecls ? 2 * m->capdecls : 64;
-    decl *nd = arena_get(f->a, cap * sizeof *nd);
-    if (!nd) {
-      f->oom = 1;
-      return NULL;
-    }
-    if (m->ndecls) memcpy(nd, m->decls, m->ndecls * sizeof *nd);
-    m->decls = nd, m->capdecls = cap;
-  }
-  return &m->decls[m->ndecls++];
+  decl *d = model_new_decl(f->a, m);
+  if (!d) f->oom = 1;
+  return d;
 }
 
 /* ---- Finding classes -------------------------------------------------------------- */

@@ -178,6 +178,10 @@ typedef struct lang_arena lang_arena;
 lang_arena *arena_new(void);
 void arena_free(lang_arena *a);
 void *arena_get(lang_arena *a, size_t size);
+/* A new declaration at the end of m's, zeroed (from a); NULL when out of memory. */
+decl *model_new_decl(lang_arena *a, ast_model *m);
+/* Adds kid to n's children (from a); -1 when out of memory. */
+int node_append(lang_arena *a, node *n, node *kid);
 /* p (malloc'd) is freed with the arena; -1 (p not taken) past LANG_MAX_FILES. */
 int arena_own(lang_arena *a, void *p);
 

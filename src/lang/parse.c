@@ -214,17 +214,19 @@ OUT_OF_LINE static void add(parser *p, node *n, node *kid) {
  * every walker runs through with a loop. */
 static void append(parser *p, node *n, node *kid) {
   if (p->oom || !kid) return;
+  if (node_append(p->a, n, kid)) p->oom = 1;
+}
+
+int node_append(lang_arena *a, node *n, node *kid) {
   if ((n->nkid & (n->nkid - 1)) == 0) { /* grow at powers of two */
     int cap = n->nkid ? 2 * n->nkid : 2;
-    node **k = arena_get(p->a, (size_t)cap * sizeof *k);
-    if (!k) {
-      p->oom = 1;
-      return;
-    }
+    node **k = arena_get(a, (size_t)cap * sizeof *k);
+    if (!k) return -1;
     if (n->nkid) memcpy(k, n->kid, (size_t)n->nkid * sizeof *k);
     n->kid = k;
   }
   n->kid[n->nkid++] = kid;
+  return 0;
 }
 
 static int is_keyword(const token *t) {
@@ -691,20 +693,23 @@ static node *item_inner(parser *p, int stmt) {
 
 /* ---- Declarations and annotations ----------------------------------------------- */
 
-static decl *new_decl(parser *p, ast_model *m) {
+decl *model_new_decl(lang_arena *a, ast_model *m) {
   if (m->ndecls == m->capdecls) {
     size_t cap = m->capdecls ? 2 * m->capdecls : 16;
-    decl *d = arena_get(p->a, cap * sizeof *d);
-    if (!d) {
-      p->oom = 1;
-      return NULL;
-    }
+    decl *d = arena_get(a, cap * sizeof *d);
+    if (!d) return NULL;
     if (m->ndecls) memcpy(d, m->decls, m->ndecls * sizeof *d);
     m->decls = d;
     m->capdecls = cap;
   }
   decl *d = &m->decls[m->ndecls++];
   memset(d, 0, sizeof *d);
+  return d;
+}
+
+static decl *new_decl(parser *p, ast_model *m) {
+  decl *d = model_new_decl(p->a, m);
+  if (!d) p->oom = 1;
   return d;
 }
 
