@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mo_run.h"
@@ -282,6 +283,13 @@ static void test_class_library(void) {
   snprintf(want, sizeof want, "%s:4:13: error: unknown variable 'hh'; did you mean 'h'?", bad);
   load_fails("model m\n  Leaky l;\nend m;\n", want);
   load_fails("model m\n  LinTunk t;\nend m;\n", "unknown type 'LinTunk' of 't'");
+  /* A folder named like a class file is not one (it was read, failed, and the model
+   * loaded with nothing in it). */
+  char sub[300];
+  snprintf(sub, sizeof sub, "%s/Dir.mo", dir);
+  CHECK(mkdir(sub, 0700) == 0);
+  load_fails("model m\n  Dir d;\nend m;\n", "unknown type 'Dir' of 'd'");
+  rmdir(sub);
   load_fails("model m\n  LinTank t(aera = 2);\nend m;\n", "class 'LinTank' has no element 'aera'; did you mean 'area'?");
   load_fails("model m\n  LinTank t(h = 2);\nend m;\n", "set its start value with h(start = …)");
   load_fails("model m\n  LinTank t(h(stat = 2));\nend m;\n", "'stat' of 'h' is not an attribute");

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
 #include "lang_impl.h"
 
@@ -170,7 +170,8 @@ static const ast_model *load_class(flat *f, const char *dir, size_t dirlen, cons
   path[dirlen] = '/';
   for (size_t i = 0; i < tl; i++) path[dirlen + 1 + i] = type[i] == '.' ? '/' : type[i];
   memcpy(path + dirlen + 1 + tl, ".mo", 4);
-  if (access(path, R_OK) != 0) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) { /* (a folder of that name is not the class) */
     free(path);
     return NULL;
   }
@@ -187,6 +188,7 @@ static const ast_model *load_class(flat *f, const char *dir, size_t dirlen, cons
   lang_src *src = arena_get(f->a, sizeof *src);
   if (!text || !src || arena_own(f->a, text) || arena_own(f->a, path)) {
     if (text && src) f->oom = 1;
+    if (!text) f->d->errors++; /* (lang_read_file has said why) */
     free(text), free(path);
     f->failed = 1;
     return NULL;
@@ -418,5 +420,6 @@ const ast_model *lang_flatten(const ast_model *m, const char *path, lang_diag *d
   int errors = d->errors;
   expand(&F, m, "", NULL);
   if (F.oom) lang_error(d, m->line, m->col, "out of memory");
+  if ((F.failed || F.oom) && d->errors == errors) d->errors++; /* NULL always comes with an error counted */
   return F.failed || F.oom || d->errors != errors ? NULL : out;
 }
