@@ -80,8 +80,24 @@ void cdevs_mo_set_jacobian(cdevs_mo *mo, cdevs_mo_jacobian j);
 typedef enum cdevs_mo_zeno { CDEVS_ZENO_STOP = 0, CDEVS_ZENO_CONTINUE = 1 } cdevs_mo_zeno;
 void cdevs_mo_set_zeno(cdevs_mo *mo, cdevs_mo_zeno z);
 
+/* A classical (time-stepping) integrator for a model's equations, for the methods
+ * that are not QSS (CDEVS_CVODE_BDF, CDEVS_CVODE_AM): the atomic model that takes
+ * the equation system's place, and its counters. libcdevs_ode provides one
+ * (cdevs/ode.h: cdevs_ode_cvode); libcdevs itself does not link a solver. */
+typedef struct cdevs_mo_stats cdevs_mo_stats;
+typedef struct cdevs_mo_ode {
+  const cdevs_atomic_ops *ops; /* its argument is the model's equation system (internal) */
+  void (*stats)(const void *state, cdevs_mo_stats *st);
+} cdevs_mo_ode;
+/* The integrator the model's classical methods use (NULL: none; cdevs_mo_add then
+ * refuses them with a message). Call before cdevs_mo_add. */
+void cdevs_mo_set_ode(cdevs_mo *mo, const cdevs_mo_ode *ode);
+/* A model's method by name: a QSS method, or CVODE_BDF / CVODE_AM. 0, or -1. */
+int cdevs_mo_method_parse(const char *name, cdevs_qss_method *m);
+
 /*
- * Adds the model to parent, integrated by method with ΔQrel = tol and ΔQmin = abstol:
+ * Adds the model to parent, integrated by method with ΔQrel = tol and ΔQmin = abstol
+ * (a classical method: relative and absolute tolerances, cdevs_mo_set_ode):
  * one atomic model named name for a pure equation model, or a coupled model holding
  * the components (library blocks, named as in the file), their connections and an
  * atomic "equations" when there are equations too. The equation system's output
@@ -100,8 +116,9 @@ int cdevs_mo_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **ato
  * output ports, parameters (the modifiers a declaration takes). */
 void cdevs_mo_list_blocks(FILE *out);
 
-/* Counters of a running model, from its state (cdevs_sim_state). */
-typedef struct cdevs_mo_stats {
+/* Counters of a running model, from its state (cdevs_sim_state); under a classical
+ * method, steps are the solver's steps. */
+struct cdevs_mo_stats {
   uint64_t steps;     /* requantizations */
   uint64_t crossings; /* zero crossings handled */
   uint64_t reinits;
@@ -109,7 +126,7 @@ typedef struct cdevs_mo_stats {
                          their extrapolation ran out */
   uint64_t zeno;      /* accumulations of events found and run through (CDEVS_ZENO_CONTINUE) */
   double zeno_t;      /* where the first was estimated to accumulate */
-} cdevs_mo_stats;
+};
 void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st);
 /* The same summed over the whole model in sim (the equation system and the
  * integrators of its block diagram). */

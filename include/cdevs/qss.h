@@ -21,12 +21,17 @@ typedef enum cdevs_qss_method {
   CDEVS_QSS3,
   CDEVS_LIQSS1,
   CDEVS_LIQSS2,
-  CDEVS_LIQSS3
+  CDEVS_LIQSS3,
+  /* Not QSS: a model's equations integrated by a classical time-stepping solver,
+   * SUNDIALS CVODE with BDF (stiff) or Adams-Moulton (libcdevs_ode, cdevs/ode.h).
+   * Only a model file's method (cdevs_mo_method_parse); blocks take QSS methods. */
+  CDEVS_CVODE_BDF = 16,
+  CDEVS_CVODE_AM
 } cdevs_qss_method;
 
 /* Parses "QSS2", "qss2", "LIQSS3", …; returns 0 and sets *m, or -1. */
 int cdevs_qss_method_parse(const char *name, cdevs_qss_method *m);
-/* "QSS1", …, "LIQSS3"; NULL for an unknown value. */
+/* "QSS1", …, "LIQSS3" (and "CVODE_BDF", "CVODE_AM"); NULL for an unknown value. */
 const char *cdevs_qss_method_name(cdevs_qss_method m);
 /* 1..3, or 0 for an unknown value. */
 int cdevs_qss_method_order(cdevs_qss_method m);

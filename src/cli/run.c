@@ -16,6 +16,9 @@
 #include "cli.h"
 #ifdef CDEVS_HAVE_HDF5
 #include "h5out.h"
+#ifdef CDEVS_HAVE_ODE
+#include "cdevs/ode.h"
+#endif
 #endif
 
 /* An HDF5 result file: a path ending in ".h5" or ".hdf5". */
@@ -147,7 +150,7 @@ static const char *signal_name(int sig) {
 
 static const cli_opt run_opts[] = {
     {"stop", "T", "stop time (default: the model's StopTime)"},
-    {"method", "M", "QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3 (default: the model's)"},
+    {"method", "M", "QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, or CVODE_BDF / CVODE_AM (the equations by SUNDIALS CVODE; blocks stay QSS) (default: the model's)"},
     {"tol", "R", "relative tolerance (quantum dQrel)"},
     {"abstol", "A", "absolute tolerance (quantum dQmin)"},
     {"out", "FILE", "results as .csv, .mat (MAT v4) or .h5 (HDF5); default results/MODEL.csv"},
@@ -292,7 +295,8 @@ int cli_run(int argc, char **argv) {
     if (cli_is(&p, "stop")) {
       if (cli_parse_double(v, &stop)) return cli_bad_value(&p, "a time");
     } else if (cli_is(&p, "method")) {
-      if (cdevs_qss_method_parse(v, &method)) return cli_bad_value(&p, "QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3");
+      if (cdevs_mo_method_parse(v, &method))
+        return cli_bad_value(&p, "QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3|CVODE_BDF|CVODE_AM");
     } else if (cli_is(&p, "jacobian")) {
       if (strcmp(v, "exact") && strcmp(v, "secant")) return cli_bad_value(&p, "exact|secant");
       jac = strcmp(v, "exact") ? CDEVS_JAC_SECANT : CDEVS_JAC_EXACT;
@@ -403,6 +407,9 @@ int cli_run(int argc, char **argv) {
   cdevs_mo_set_stop(mo, e.stop);
   cdevs_mo_set_jacobian(mo, jac);
   cdevs_mo_set_zeno(mo, zeno);
+#ifdef CDEVS_HAVE_ODE
+  cdevs_mo_set_ode(mo, &cdevs_ode_cvode);
+#endif
   (void)cdevs_mo_add(root, "model", mo, e.method, e.tol, e.abstol);
   cdevs_sim_opts so = cdevs_sim_opts_default();
   so.t0 = e.start;

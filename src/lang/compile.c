@@ -667,8 +667,8 @@ static const struct {
   int same;
 } mmo_solvers[] = {{"QSS", CDEVS_QSS1, 1},        {"LIQSS", CDEVS_LIQSS1, 1},    {"CQSS", CDEVS_QSS1, 0},
                    {"QSS4", CDEVS_QSS3, 0},       {"mLIQSS", CDEVS_LIQSS1, 0},   {"mLIQSS2", CDEVS_LIQSS2, 0},
-                   {"LIQSS_BDF", CDEVS_LIQSS2, 0}, {"DASSL", CDEVS_QSS3, 0},     {"DOPRI", CDEVS_QSS3, 0},
-                   {"CVODE_AM", CDEVS_QSS3, 0},   {"CVODE_BDF", CDEVS_QSS3, 0},  {"IDA", CDEVS_QSS3, 0}};
+                   {"LIQSS_BDF", CDEVS_LIQSS2, 0}, {"DASSL", CDEVS_CVODE_BDF, 0}, {"DOPRI", CDEVS_CVODE_AM, 0},
+                   {"CVODE_AM", CDEVS_CVODE_AM, 1}, {"CVODE_BDF", CDEVS_CVODE_BDF, 1}, {"IDA", CDEVS_CVODE_BDF, 0}};
 #define N_MMO_SOLVERS (sizeof mmo_solvers / sizeof mmo_solvers[0])
 
 /* MMO_Solver = QSS3 (or method = "QSS3"): the method, or a located error naming the

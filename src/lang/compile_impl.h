@@ -135,6 +135,8 @@ struct cdevs_mo {
   const char **out_names;
   uint32_t n_out;
   cdevs__sys_arg arg;
+  const cdevs_mo_ode *ode;    /* cdevs_mo_set_ode's */
+  const cdevs_mo_ode *in_use; /* the system's integrator since cdevs_mo_add (NULL: QSS) */
 };
 
 

@@ -18,6 +18,18 @@ void cdevs_mo_set_stop(cdevs_mo *mo, double stop) {
   mo->t_end_set = 1;
 }
 void cdevs_mo_set_zeno(cdevs_mo *mo, cdevs_mo_zeno z) { mo->zeno = z; }
+void cdevs_mo_set_ode(cdevs_mo *mo, const cdevs_mo_ode *ode) {
+  if (mo) mo->ode = ode;
+}
+
+int cdevs_mo_method_parse(const char *name, cdevs_qss_method *m) {
+  if (!name) return -1;
+  if (!strcmp(name, "CVODE_BDF") || !strcmp(name, "cvode_bdf")) return *m = CDEVS_CVODE_BDF, 0;
+  if (!strcmp(name, "CVODE_AM") || !strcmp(name, "cvode_am")) return *m = CDEVS_CVODE_AM, 0;
+  return cdevs_qss_method_parse(name, m);
+}
+
+static int is_classical(cdevs_qss_method m) { return m == CDEVS_CVODE_BDF || m == CDEVS_CVODE_AM; }
 void cdevs_mo_set_jacobian(cdevs_mo *mo, cdevs_mo_jacobian j) {
   if (mo) mo->jacobian = j;
 }
@@ -159,6 +171,13 @@ static const char *kernel_name(char *buf, size_t n, const char *name) {
 cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
                           double tol, double abstol) {
   cdevs__sys_spec *sp = &mo->spec;
+  if (is_classical(method) && !mo->ode) {
+    cdevs_model_fail(parent, CDEVS_EINVAL,
+                     "method %s integrates the equations with SUNDIALS CVODE, which this program was built "
+                     "without (libcdevs_ode, Debian libsundials-dev)", cdevs_qss_method_name(method));
+    return NULL;
+  }
+  mo->in_use = is_classical(method) ? mo->ode : NULL;
   /* The tolerances go in the argument, which the kernel copies: each instance keeps
    * its own. */
   mo->arg.dqrel = tol, mo->arg.dqmin = abstol;
@@ -218,11 +237,12 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   int has_eqs = sp->n_states || sp->n_discs || sp->n_cross || sp->n_algs || sp->n_in || mo->nlinks;
   cdevs_model *holder = parent, *result;
   mo->system = NULL;
+  const cdevs_atomic_ops *sys_ops = mo->in_use ? mo->in_use->ops : &cdevs__system_ops;
   if (mo->ncomps) {
     holder = result = cdevs_coupled_add(parent, name);
-    if (has_eqs) mo->system = cdevs_atomic_add(holder, "equations", &cdevs__system_ops, &mo->arg);
+    if (has_eqs) mo->system = cdevs_atomic_add(holder, "equations", sys_ops, &mo->arg);
   } else {
-    result = mo->system = cdevs_atomic_add(holder, name, &cdevs__system_ops, &mo->arg);
+    result = mo->system = cdevs_atomic_add(holder, name, sys_ops, &mo->arg);
   }
   char kn[300];
   for (uint32_t o = 0; mo->system && o < ns; o++)
@@ -234,7 +254,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
     /* Integrators take the run's method and quanta unless the model set them. */
     if (lang_is_integrator(k->b->ops)) {
       cdevs_integrator_params *ip = (cdevs_integrator_params *)(void *)k->arg;
-      if (!(k->set & 1u)) ip->method = method;
+      if (!(k->set & 1u)) ip->method = is_classical(method) ? CDEVS_QSS3 : method; /* blocks are QSS */
       if (!(k->set & 4u)) ip->dqrel = tol;
       if (!(k->set & 8u)) ip->dqmin = abstol;
     }
@@ -266,7 +286,8 @@ int cdevs_mo_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **ato
 
 void cdevs_mo_stats_sim(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st) {
   memset(st, 0, sizeof *st);
-  if (mo->system) cdevs_mo_stats_get(cdevs_sim_state(sim, mo->system), st);
+  if (mo->system && mo->in_use) mo->in_use->stats(cdevs_sim_state(sim, mo->system), st);
+  else if (mo->system) cdevs_mo_stats_get(cdevs_sim_state(sim, mo->system), st);
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     const cdevs_atomic_ops *ops = mo->comps[i].b->ops;
     if (lang_is_integrator(ops) && mo->comps[i].model)

@@ -32,6 +32,8 @@ int cdevs_qss_method_parse(const char *name, cdevs_qss_method *m) {
 
 const char *cdevs_qss_method_name(cdevs_qss_method m) {
   const cdevs__qss_method *q = cdevs__qss_method_get(m);
+  if (m == CDEVS_CVODE_BDF) return "CVODE_BDF";
+  if (m == CDEVS_CVODE_AM) return "CVODE_AM";
   return q ? q->name : NULL;
 }
 

@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A model's equation system integrated by SUNDIALS CVODE (BDF or Adams-Moulton) as
+ * one atomic model: the classical integrator inside DEVS of cdevs/ode.h. It runs the
+ * same compiled system as the QSS one (src/qss/system.h: bytecode of derivatives,
+ * algebraics, crossing functions and handlers), with the states read from CVODE's
+ * vector: each state's q is set to its value (or to the series of CVODE's
+ * interpolant, for the outputs) before the codes are evaluated.
+ *
+ * One CVODE step per internal transition, in CVODE's one-step mode: at t the step to
+ * t' is taken, the outputs are sent at once (a zero-time transition) as the series
+ * of the step's interpolant at t, and the next transition is at t' (or at a root
+ * CVODE found before it, where the handlers run and CVODE restarts).
+ */
+#include "cdevs/ode.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include "qss/system.h"
+
+typedef struct cv_state {
+  const cdevs__sys_spec *sp;
+  const cdevs__qss_method *m; /* QSS3's: a state's q carries a series up to degree 2 */
+  int bdf;
+  double rtol, atol, t_end;
+  SUNContext ctx;
+  void *mem;
+  N_Vector y, dy;
+  SUNMatrix A;
+  SUNLinearSolver LS;
+  cdevs__qvar *v; /* the states, then the inputs (their last event's series) */
+  double (*alg)[4];
+  double *disc, *pre;
+  double (*stack)[4];
+  int *roots;
+  double (*out)[4];
+  double t, tn; /* the last transition's time; the next one's */
+  double tstep; /* where the current step ends (tn is before it while outputs are sent within it) */
+  int at_root;  /* tstep is a root CVODE found */
+  int dirty;    /* the outputs' series at t wait to be sent */
+  int started;  /* the first step is taken */
+  char err[320]; /* what an evaluation inside CVODE's callbacks found */
+  uint64_t steps, crossings, reinits;
+} cv_state;
+
+/* ---- Evaluations ------------------------------------------------------------------ */
+
+static void say(cv_state *s, const char *fmt, ...) {
+  if (s->err[0]) return; /* the first is the cause */
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->err, sizeof s->err, fmt, ap);
+  va_end(ap);
+}
+
+/* The states at t: their values (c1, c2 NULL) or series y + c1·τ + c2·τ². */
+static void load(cv_state *s, double t, const double *y, const double *c1, const double *c2) {
+  for (uint32_t i = 0; i < s->sp->n_states; i++) {
+    cdevs__qvar *q = &s->v[i];
+    q->q[0] = y[i], q->q[1] = c1 ? c1[i] : 0.0, q->q[2] = c2 ? c2[i] : 0.0, q->q[3] = 0.0;
+    q->tq = t;
+  }
+}
+
+static bc_env env_at(const cv_state *s, double t, const double *pre) {
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, s->sp->params, t, NULL, UINT32_MAX, UINT32_MAX,
+                pre};
+  return env;
+}
+
+static const char *file_of(const cv_state *s) { return s->sp->file ? s->sp->file : "the model"; }
+
+/* The algebraics at t, in their order, to `order`; 0, or -1 (said). */
+static int eval_algs(cv_state *s, double t, int order) {
+  const cdevs__sys_spec *sp = s->sp;
+  bc_env env = env_at(s, t, NULL);
+  for (uint32_t a = 0; a < sp->n_algs; a++) {
+    int bad = cdevs__bc_eval(&sp->alg[a], &env, order, s->alg[a], s->stack);
+    if (bad || !isfinite(s->alg[a][0])) {
+      say(s, "algebraic variable '%s' (%s:%d) is %s at t = %.17g", sp->alg_names ? sp->alg_names[a] : "?",
+          file_of(s), sp->alg_line ? sp->alg_line[a] : 0, bad ? "outside a function's domain" : "not finite", t);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int rhs(sunrealtype t, N_Vector y, N_Vector yd, void *ud) {
+  cv_state *s = ud;
+  const cdevs__sys_spec *sp = s->sp;
+  load(s, t, NV_DATA_S(y), NULL, NULL);
+  if (eval_algs(s, t, 0)) return -1;
+  bc_env env = env_at(s, t, NULL);
+  double *d = NV_DATA_S(yd);
+  for (uint32_t j = 0; j < sp->n_states; j++) {
+    double r[4];
+    int bad = cdevs__bc_eval(&sp->der[j], &env, 0, r, s->stack);
+    if (bad) {
+      say(s, "der(%s) (%s:%d): argument outside the domain of a function at t = %.17g", sp->state_names[j],
+          file_of(s), sp->der_line ? sp->der_line[j] : 0, t);
+      return -1;
+    }
+    if (!isfinite(r[0])) return 1; /* recoverable: CVODE tries a smaller step, and says so if it cannot */
+    d[j] = r[0];
+  }
+  return 0;
+}
+
+static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
+  cv_state *s = ud;
+  const cdevs__sys_spec *sp = s->sp;
+  load(s, t, NV_DATA_S(y), NULL, NULL);
+  if (eval_algs(s, t, 0)) return -1;
+  bc_env env = env_at(s, t, NULL);
+  for (uint32_t z = 0; z < sp->n_cross; z++) {
+    double r[4];
+    if (cdevs__bc_eval(&sp->cross[z].f, &env, 0, r, s->stack) || !isfinite(r[0])) {
+      say(s, "the condition at %s:%d:%d is not a finite number at t = %.17g", file_of(s), sp->cross[z].line,
+          sp->cross[z].col, t);
+      return -1;
+    }
+    g[z] = r[0];
+  }
+  return 0;
+}
+
+/* CVODE's own messages go into err, not to stderr. */
+static void cv_error(int code, const char *module, const char *function, char *msg, void *ud) {
+  (void)code, (void)module, (void)function;
+  say(ud, "%s", msg);
+}
+
+/* Stops the run: CVODE's flag, its message (or the evaluation's), the time. */
+static void fail(cdevs_ctx *cx, cv_state *s, int flag, double t) {
+  char *name = CVodeGetReturnFlagName(flag);
+  cdevs_ctx_fail(cx, "%s (CVODE %s) stopped at t = %.17g: %s%s", s->bdf ? "CVODE_BDF" : "CVODE_AM",
+                 name ? name : "?", t, s->err[0] ? s->err : "no message",
+                 flag == CV_TOO_MUCH_WORK ? " (too much work: the model may be stiff, try CVODE_BDF, or a larger "
+                                            "tolerance)" : "");
+  free(name);
+}
+
+/* ---- Steps -------------------------------------------------------------------------- */
+
+/* The outputs' series at t from the current step's interpolant: states y, y', y''/2;
+ * algebraics evaluated on those to order 2; discretes their values. Then sent. */
+static int outputs_at(cdevs_ctx *cx, cv_state *s, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t ns = sp->n_states;
+  double *y = NV_DATA_S(s->dy);
+  double *c[3] = {NULL, NULL, NULL};
+  double tmp[3][64], *heap = NULL;
+  if (ns <= 64) {
+    c[0] = tmp[0], c[1] = tmp[1], c[2] = tmp[2];
+  } else if ((heap = malloc(3 * ns * sizeof *heap))) {
+    c[0] = heap, c[1] = heap + ns, c[2] = heap + 2 * ns;
+  } else {
+    cdevs_ctx_fail(cx, "out of memory");
+    return -1;
+  }
+  int qu = 0; /* the interpolant's degree: CVODE's order in the last step */
+  if (CVodeGetLastOrder(s->mem, &qu) < 0) qu = 0;
+  int order = qu < 2 ? qu : 2;
+  if (!s->started) order = 0;
+  for (int k = 0; k <= order; k++) {
+    int flag = CVodeGetDky(s->mem, t, k, s->dy);
+    if (flag < 0) {
+      free(heap);
+      fail(cx, s, flag, t);
+      return -1;
+    }
+    for (uint32_t i = 0; i < ns; i++) c[k][i] = y[i] / (k == 2 ? 2.0 : 1.0);
+  }
+  for (int k = order + 1; k < 3; k++)
+    for (uint32_t i = 0; i < ns; i++) c[k][i] = 0.0;
+  load(s, t, c[0], c[1], c[2]);
+  int rc = eval_algs(s, t, 2);
+  for (uint32_t o = 0; !rc && o < sp->n_out; o++) {
+    uint32_t i = sp->out_index[o];
+    double *r = s->out[o];
+    if (sp->out_kind[o] == 0) r[0] = c[0][i], r[1] = c[1][i], r[2] = c[2][i], r[3] = 0.0;
+    else if (sp->out_kind[o] == 1) memcpy(r, s->alg[i], sizeof s->out[o]), r[3] = 0.0;
+    else r[0] = s->disc[i], r[1] = r[2] = r[3] = 0.0;
+  }
+  free(heap);
+  if (rc) {
+    cdevs_ctx_fail(cx, "%s", s->err);
+    return -1;
+  }
+  s->dirty = 1;
+  /* The next time the outputs are sent: the step's end, or sooner, where a series
+   * sent now (a state's or an algebraic's) leaves the solution CVODE's interpolant
+   * gives by more than its tolerance (rtol·|v| + atol): halving from the step's end,
+   * at most 30 times (a step of 2^-30 of its own length is taken as is). A block
+   * reading an output then sees the solver's solution, not an extrapolation of the
+   * step's start over the whole step, which for a long step (der(x) = 1, v =
+   * cos(x)) is no solution at all. */
+  s->tn = s->tstep;
+  for (int halvings = 0; halvings < 30 && isfinite(s->tn); halvings++) {
+    double b = s->tn, tau = b - t;
+    if (CVodeGetDky(s->mem, b, 0, s->dy) < 0) break;
+    load(s, b, y, NULL, NULL);
+    if (eval_algs(s, b, 0)) break; /* (the step's next evaluation reports it) */
+    int ok = 1;
+    for (uint32_t o = 0; o < sp->n_out && ok; o++) {
+      if (sp->out_kind[o] == 2) continue;
+      const double *r = s->out[o];
+      double p = r[0] + tau * (r[1] + tau * r[2]);
+      double v = sp->out_kind[o] == 0 ? y[sp->out_index[o]] : s->alg[sp->out_index[o]][0];
+      ok = fabs(p - v) <= s->rtol * fabs(v) + s->atol;
+    }
+    if (ok) break;
+    s->tn = t + 0.5 * tau;
+  }
+  if (!(s->tn > t)) s->tn = s->tstep;
+  return 0;
+}
+
+/* One CVODE step from t: the next transition at its end (or a root before it), the
+ * outputs at t. */
+static int step(cdevs_ctx *cx, cv_state *s, double t) {
+  if (t >= s->t_end) { /* the end: the values there, and nothing more */
+    s->at_root = 0;
+    s->tstep = INFINITY;
+    if (s->started && outputs_at(cx, s, t)) return -1;
+    s->tn = INFINITY;
+    return 0;
+  }
+  double tret = t;
+  s->err[0] = 0;
+  int flag = CVode(s->mem, isfinite(s->t_end) ? s->t_end : t + 1.0, s->y, &tret, CV_ONE_STEP);
+  if (flag < 0) {
+    fail(cx, s, flag, tret);
+    return -1;
+  }
+  s->steps++;
+  s->started = 1;
+  s->at_root = flag == CV_ROOT_RETURN;
+  s->tstep = tret;
+  return outputs_at(cx, s, t);
+}
+
+/* The values at t of what CVODE integrates, into y (within the last step). */
+static int state_at(cdevs_ctx *cx, cv_state *s, double t) {
+  if (!s->started) return 0; /* y holds the start values */
+  int flag = CVodeGetDky(s->mem, t, 0, s->y);
+  if (flag < 0) {
+    fail(cx, s, flag, t);
+    return -1;
+  }
+  return 0;
+}
+
+/* CVODE restarts at t from y (a handler or an input changed the equations). */
+static int restart(cdevs_ctx *cx, cv_state *s, double t) {
+  int flag = CVodeReInit(s->mem, t, s->y);
+  if (flag < 0) {
+    fail(cx, s, flag, t);
+    return -1;
+  }
+  return step(cx, s, t);
+}
+
+/* Crossing z's handler for direction dir (+1: its function became positive). */
+static int handle(cdevs_ctx *cx, cv_state *s, uint32_t z, int dir, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  const sys_crossing *c = &sp->cross[z];
+  const sys_action *acts = dir > 0 ? c->on_rise : c->on_fall;
+  uint32_t n = dir > 0 ? c->n_rise : c->n_fall;
+  if (!n) return 0;
+  s->crossings++;
+  load(s, t, NV_DATA_S(s->y), NULL, NULL);
+  if (eval_algs(s, t, 0)) {
+    cdevs_ctx_fail(cx, "%s", s->err);
+    return -1;
+  }
+  for (uint32_t a = 0; a < n; a++) {
+    const sys_action *ac = &acts[a];
+    if (ac->reinit == ACT_JUMP) {
+      a = ac->target - 1;
+      continue;
+    }
+    bc_env env = env_at(s, t, s->pre);
+    double val[4];
+    if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack) || !isfinite(val[0])) {
+      cdevs_ctx_fail(cx, "a value set in a when clause (the condition at %s:%d:%d) is not a finite number at t = %.17g",
+                     file_of(s), c->line, c->col, t);
+      return -1;
+    }
+    if (ac->reinit == ACT_JUMP_UNLESS) {
+      if (val[0] == 0.0) a = ac->target - 1;
+    } else if (ac->reinit == ACT_REINIT) {
+      NV_Ith_S(s->y, ac->target) = val[0];
+      s->v[ac->target].q[0] = val[0]; /* read by what follows in this handler */
+      s->reinits++;
+    } else {
+      s->disc[ac->target] = val[0];
+    }
+  }
+  for (uint32_t a = 0; a < n; a++)
+    if (acts[a].reinit == ACT_ASSIGN) s->pre[acts[a].target] = s->disc[acts[a].target];
+  return 0;
+}
+
+/* The relations of equations take the sides their functions are on now (after a
+ * handler or an input changed them); those that change may move others. */
+static int settle_sides(cdevs_ctx *cx, cv_state *s, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  for (uint32_t round = 0; round <= sp->n_cross; round++) {
+    int changed = 0;
+    load(s, t, NV_DATA_S(s->y), NULL, NULL);
+    if (eval_algs(s, t, 0)) {
+      cdevs_ctx_fail(cx, "%s", s->err);
+      return -1;
+    }
+    bc_env env = env_at(s, t, NULL);
+    for (uint32_t z = 0; z < sp->n_cross; z++) {
+      uint32_t d = sp->cross[z].side_disc;
+      if (!d) continue;
+      double r[4];
+      if (cdevs__bc_eval(&sp->cross[z].f, &env, 0, r, s->stack) || !isfinite(r[0])) {
+        cdevs_ctx_fail(cx, "the condition at %s:%d:%d is not a finite number at t = %.17g", file_of(s),
+                       sp->cross[z].line, sp->cross[z].col, t);
+        return -1;
+      }
+      double side = r[0] > 0.0 ? 1.0 : r[0] < 0.0 ? -1.0 : s->disc[d - 1];
+      if (side != s->disc[d - 1]) s->disc[d - 1] = side, changed = 1;
+    }
+    if (!changed) return 0;
+  }
+  return 0;
+}
+
+/* Samples due at t (sample(start, interval)): their handlers. */
+static int samples_due(cdevs_ctx *cx, cv_state *s, double t, int *any) {
+  const cdevs__sys_spec *sp = s->sp;
+  for (uint32_t z = 0; z < sp->n_cross; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    if (c->sample_interval > 0.0 && s->disc[c->sample_disc] <= t) {
+      *any = 1;
+      if (handle(cx, s, z, 1, t)) return -1;
+    }
+  }
+  return 0;
+}
+
+/* ---- The atomic model ----------------------------------------------------------------- */
+
+static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs__sys_arg *a = arg;
+  const cdevs__sys_spec *sp = a->spec;
+  cv_state *s = state;
+  memset(s, 0, sizeof *s);
+  s->sp = sp;
+  s->m = cdevs__qss_method_get(CDEVS_QSS3);
+  s->bdf = a->method != CDEVS_CVODE_AM;
+  s->rtol = a->dqrel, s->atol = a->dqmin > 0.0 ? a->dqmin : 1e-12;
+  s->t_end = a->t_end;
+  s->t = cdevs_ctx_time(cx);
+  uint32_t ns = sp->n_states, nz = sp->n_cross, nv = ns + sp->n_in;
+  uint32_t depth = 4;
+  for (uint32_t i = 0; i < ns; i++) depth = sp->der[i].max_stack > depth ? sp->der[i].max_stack : depth;
+  for (uint32_t i = 0; i < sp->n_algs; i++) depth = sp->alg[i].max_stack > depth ? sp->alg[i].max_stack : depth;
+  for (uint32_t z = 0; z < nz; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    depth = c->f.max_stack > depth ? c->f.max_stack : depth;
+    for (uint32_t k = 0; k < c->n_rise; k++) depth = c->on_rise[k].value.max_stack > depth ? c->on_rise[k].value.max_stack : depth;
+    for (uint32_t k = 0; k < c->n_fall; k++) depth = c->on_fall[k].value.max_stack > depth ? c->on_fall[k].value.max_stack : depth;
+  }
+  s->v = calloc(nv ? nv : 1, sizeof *s->v);
+  s->alg = calloc(sp->n_algs ? sp->n_algs : 1, sizeof *s->alg);
+  s->disc = calloc(sp->n_discs ? sp->n_discs : 1, sizeof *s->disc);
+  s->pre = calloc(sp->n_discs ? sp->n_discs : 1, sizeof *s->pre);
+  s->stack = calloc(depth, sizeof *s->stack);
+  s->roots = calloc(nz ? nz : 1, sizeof *s->roots);
+  s->out = calloc(sp->n_out ? sp->n_out : 1, sizeof *s->out);
+  if (!s->v || !s->alg || !s->disc || !s->pre || !s->stack || !s->roots || !s->out) return CDEVS_ENOMEM;
+  memcpy(s->disc, sp->disc0, sp->n_discs * sizeof *s->disc);
+  memcpy(s->pre, sp->disc0, sp->n_discs * sizeof *s->pre);
+  for (uint32_t k = 0; k < sp->n_in; k++) {
+    s->v[ns + k].q[0] = sp->in0 ? sp->in0[k] : 0.0;
+    s->v[ns + k].tq = s->t;
+  }
+  if (SUNContext_Create(NULL, &s->ctx)) return CDEVS_ENOMEM;
+  s->y = N_VNew_Serial((sunindextype)(ns ? ns : 1), s->ctx);
+  s->dy = N_VNew_Serial((sunindextype)(ns ? ns : 1), s->ctx);
+  s->mem = CVodeCreate(s->bdf ? CV_BDF : CV_ADAMS, s->ctx);
+  s->A = SUNDenseMatrix((sunindextype)(ns ? ns : 1), (sunindextype)(ns ? ns : 1), s->ctx);
+  if (!s->y || !s->dy || !s->mem || !s->A) return CDEVS_ENOMEM;
+  s->LS = SUNLinSol_Dense(s->y, s->A, s->ctx);
+  if (!s->LS) return CDEVS_ENOMEM;
+  for (uint32_t i = 0; i < ns; i++) NV_Ith_S(s->y, i) = sp->x0[i];
+  if (ns == 0) NV_Ith_S(s->y, 0) = 0.0; /* (a model of discretes only: CVODE integrates 0) */
+  /* Sides of the relations from the start values; samples at their first instants. */
+  for (uint32_t z = 0; z < nz; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    if (!(c->sample_interval > 0.0)) continue;
+    double k = c->sample_start < s->t ? ceil((s->t - c->sample_start) / c->sample_interval) : 0.0;
+    s->disc[c->sample_disc] = c->sample_start + k * c->sample_interval;
+  }
+  if (settle_sides(cx, s, s->t)) return CDEVS_EMODEL;
+  if (CVodeInit(s->mem, rhs, s->t, s->y) || CVodeSStolerances(s->mem, s->rtol, s->atol) ||
+      CVodeSetUserData(s->mem, s) || CVodeSetErrHandlerFn(s->mem, cv_error, s) ||
+      CVodeSetLinearSolver(s->mem, s->LS, s->A) || CVodeSetMaxNumSteps(s->mem, 100000) ||
+      (nz && (CVodeRootInit(s->mem, (int)nz, roots) || CVodeSetNoInactiveRootWarn(s->mem))) ||
+      (isfinite(s->t_end) && CVodeSetStopTime(s->mem, s->t_end))) {
+    cdevs_ctx_fail(cx, "CVODE could not be set up: %s", s->err[0] ? s->err : "out of memory");
+    return CDEVS_EMODEL;
+  }
+  s->tn = s->t; /* the first transition: samples due now, the first step */
+  return CDEVS_OK;
+}
+
+static void cv_fini(void *state) {
+  cv_state *s = state;
+  if (s->LS) SUNLinSolFree(s->LS);
+  if (s->A) SUNMatDestroy(s->A);
+  if (s->y) N_VDestroy(s->y);
+  if (s->dy) N_VDestroy(s->dy);
+  if (s->mem) CVodeFree(&s->mem);
+  if (s->ctx) SUNContext_Free(&s->ctx);
+  free(s->v), free(s->alg), free(s->disc), free(s->pre), free(s->stack), free(s->roots), free(s->out);
+}
+
+static double cv_ta(const void *state) {
+  const cv_state *s = state;
+  return s->dirty ? 0.0 : s->tn - s->t;
+}
+
+static void cv_output(cdevs_ctx *cx, const void *state) {
+  const cv_state *s = state;
+  if (!s->dirty) return;
+  for (uint32_t o = 0; o < s->sp->n_out; o++) {
+    cdevs_value v = cdevs_taylor(s->sp->out_kind[o] == 2 ? 0 : 2, s->out[o]);
+    cdevs_emit(cx, (int)o, &v);
+  }
+}
+
+static void cv_int(cdevs_ctx *cx, void *state) {
+  cv_state *s = state;
+  double t = s->t = cdevs_ctx_time(cx);
+  if (s->dirty) { /* the outputs at t are sent */
+    s->dirty = 0;
+    return;
+  }
+  if (!s->started) { /* the start: samples due now, then the first step */
+    int any = 0;
+    if (samples_due(cx, s, t, &any) || settle_sides(cx, s, t)) return;
+    (void)step(cx, s, t);
+    return;
+  }
+  if (t < s->tstep) { /* within the step: the outputs again */
+    (void)outputs_at(cx, s, t);
+    return;
+  }
+  if (!s->at_root) { /* a step's end: the next step goes on from there */
+    (void)step(cx, s, t);
+    return;
+  }
+  /* A root: the handlers of the crossings found, in their order (a sample's
+   * function, time - next, rises through its instant). */
+  if (CVodeGetRootInfo(s->mem, s->roots)) {
+    fail(cx, s, CV_MEM_NULL, t);
+    return;
+  }
+  for (uint32_t z = 0; z < s->sp->n_cross; z++) {
+    int dir = s->sp->cross[z].sample_interval > 0.0 ? 1 : s->roots[z];
+    if (s->roots[z] && handle(cx, s, z, dir, t)) return;
+  }
+  if (settle_sides(cx, s, t)) return;
+  (void)restart(cx, s, t);
+}
+
+static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)e;
+  cv_state *s = state;
+  const cdevs__sys_spec *sp = s->sp;
+  double t = s->t = cdevs_ctx_time(cx);
+  if (state_at(cx, s, t)) return;
+  /* The crossing functions just before the inputs change, to see which they jump. */
+  double *before = malloc((sp->n_cross ? sp->n_cross : 1) * sizeof *before);
+  if (!before) {
+    cdevs_ctx_fail(cx, "out of memory");
+    return;
+  }
+  if (sp->n_cross && roots(t, s->y, before, s)) {
+    free(before);
+    cdevs_ctx_fail(cx, "%s", s->err);
+    return;
+  }
+  for (size_t i = 0; i < x->n; i++) {
+    uint32_t k = (uint32_t)x->events[i].port;
+    const cdevs_value *v = x->events[i].value;
+    if (k >= sp->n_in) continue;
+    double c[4] = {0, 0, 0, 0};
+    if (v->kind == CDEVS_TAYLOR) memcpy(c, v->u.taylor, sizeof c);
+    else if (v->kind == CDEVS_REAL) c[0] = v->u.real;
+    else if (v->kind == CDEVS_INT) c[0] = (double)v->u.integer;
+    if (!isfinite(c[0] + c[1] + c[2] + c[3])) {
+      free(before);
+      cdevs_ctx_fail(cx, "input '%s' received a value that is not finite (%g)", sp->in_names ? sp->in_names[k] : "?",
+                     c[0]);
+      return;
+    }
+    cdevs__qvar *q = &s->v[sp->n_states + k];
+    memset(q, 0, sizeof *q);
+    q->q[0] = c[0], q->q[1] = v->kind == CDEVS_TAYLOR && v->order >= 1 ? c[1] : 0.0;
+    q->q[2] = v->kind == CDEVS_TAYLOR && v->order >= 2 ? c[2] : 0.0;
+    q->tq = t;
+  }
+  /* A when condition the new inputs jump across fires now (not at the start, as in
+   * the QSS system: a block's first value replaces the start value). */
+  double *after = malloc((sp->n_cross ? sp->n_cross : 1) * sizeof *after);
+  int rc = after ? 0 : -1;
+  if (!rc && sp->n_cross && roots(t, s->y, after, s)) rc = -1;
+  for (uint32_t z = 0; !rc && z < sp->n_cross && s->started; z++) {
+    if (sp->cross[z].side_disc || sp->cross[z].sample_interval > 0.0) continue;
+    int b = before[z] > 0.0 ? 1 : before[z] < 0.0 ? -1 : 0, a2 = after[z] > 0.0 ? 1 : after[z] < 0.0 ? -1 : 0;
+    if (a2 != 0 && a2 != b) rc = handle(cx, s, z, a2, t);
+  }
+  free(before), free(after);
+  if (rc) {
+    if (!s->err[0]) cdevs_ctx_fail(cx, "out of memory");
+    return;
+  }
+  if (settle_sides(cx, s, t)) return;
+  if (!s->started) return; /* the first transition, due now, takes the first step */
+  (void)restart(cx, s, t);
+}
+
+static void cv_stats(const void *state, cdevs_mo_stats *st) {
+  const cv_state *s = state;
+  memset(st, 0, sizeof *st);
+  st->steps = s->steps;
+  st->crossings = s->crossings;
+  st->reinits = s->reinits;
+}
+
+static const cdevs_port_def no_ports[] = {{NULL, CDEVS_ANY}};
+
+static const cdevs_atomic_ops cvode_system_ops = {
+    .type = "CvodeSystem",
+    .state_size = sizeof(cv_state),
+    .arg_size = sizeof(cdevs__sys_arg),
+    .inputs = no_ports,
+    .outputs = no_ports, /* added per model, as the QSS system's */
+    .init = cv_init,
+    .ta = cv_ta,
+    .output = cv_output,
+    .delta_int = cv_int,
+    .delta_ext = cv_ext,
+    .fini = cv_fini,
+};
+
+const cdevs_mo_ode cdevs_ode_cvode = {&cvode_system_ops, cv_stats};

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Classical integration inside DEVS (cdevs/ode.h, libcdevs_ode): model files whose
+ * equations CVODE integrates, alone and mixed with QSS blocks, against closed forms
+ * and the seeds' derived numbers; and its failures, named.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdevs/ode.h"
+#include "mo_run.h"
+
+/* text (or the example file) under method at rtol, atol: started, or a failed check. */
+static int ode_start(run *r, const char *text, const char *file, cdevs_qss_method method, double rtol, double atol) {
+  memset(r, 0, sizeof *r);
+  if (file) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", EXAMPLES, file);
+    if (cdevs_mo_load(path, stderr, &r->mo)) {
+      check_failed++;
+      return -1;
+    }
+  } else if (!(r->mo = mo_from_text(text))) {
+    return -1;
+  }
+  cdevs_mo_set_ode(r->mo, &cdevs_ode_cvode);
+  return run_start(r, method, rtol, atol);
+}
+
+/* The times output `name` of r changes value (a discrete, a block's switch), up to t. */
+typedef struct changes {
+  uint32_t atomic;
+  int port, n;
+  double last, t[64];
+} changes;
+
+static void on_change(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
+  changes *c = ud;
+  if (atomic != c->atomic || port != c->port) return;
+  double x = cdevs_value_eval(v, 0);
+  if (x != c->last && c->last == c->last && c->n < 64) c->t[c->n++] = t;
+  c->last = x;
+}
+
+static int watch(run *r, const char *name, changes *c, double t_end) {
+  static const cdevs_observer obs = {on_change, NULL, NULL};
+  memset(c, 0, sizeof *c);
+  c->last = NAN;
+  for (size_t i = 0; i < cdevs_mo_output_count(r->mo); i++) {
+    const cdevs_model *a;
+    if (strcmp(cdevs_mo_output_name(r->mo, i), name) || cdevs_mo_output_source(r->mo, i, &a, &c->port)) continue;
+    c->atomic = cdevs_sim_atomic_id(r->sim, a);
+    return CHECK_RUN(cdevs_sim_observe(r->sim, &obs, c)) && run_to(r, t_end) ? 0 : -1;
+  }
+  fprintf(stderr, "  no output '%s'\n", name);
+  check_failed++;
+  return -1;
+}
+
+/* The bouncing ball under BDF and Adams: impacts at t1 = sqrt(2h/g), then every
+ * 2·v_k/g with v_{k+1} = e·v_k (CVODE's root finding on y). */
+static void test_bball(void) {
+  static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM};
+  for (int mi = 0; mi < 2; mi++) {
+    run r;
+    if (ode_start(&r, NULL, "bball/bball.mo", ms[mi], 1e-10, 1e-12)) continue;
+    const double g = 9.81, h = 10.0, e = 0.8;
+    double t_exact = sqrt(2 * h / g), speed = g * t_exact, worst = 0;
+    int impacts = 0;
+    uint64_t seen = 0;
+    while (cdevs_sim_next_time(r.sim) <= 12.0) {
+      if (!CHECK_RUN(cdevs_sim_step(r.sim))) break;
+      cdevs_mo_stats st;
+      cdevs_mo_stats_sim(r.mo, r.sim, &st);
+      if (st.crossings > seen) {
+        seen = st.crossings;
+        worst = fmax(worst, fabs(cdevs_sim_time(r.sim) - t_exact));
+        impacts++;
+        speed *= e;
+        t_exact += 2 * speed / g;
+      }
+    }
+    printf("bball %s: %d impacts, worst impact-time error %.3g\n", cdevs_qss_method_name(ms[mi]), impacts, worst);
+    CHECK_EQ_INT(impacts, 12);
+    CHECK(worst <= 1e-7); /* rtol 1e-10 on y <= 10: the root within 1e-9 m over speeds >= 0.6 m/s, carried on */
+    run_close(&r);
+  }
+}
+
+/* Mixed: CVODE integrates T, a QSS hysteresis block reads it and switches the heater
+ * it reads (tests/test_hybrid.c's thermostat, its closed-form switch times). */
+static void test_thermostat(void) {
+  const char *text =
+      "model m\n"
+      "  cdevs.Hysteresis h(x_on = 21, x_off = 19, low = 1, high = 0, start_high = 0);\n"
+      "  Real T(start = 15);\n"
+      "equation\n  der(T) = -0.1 * (T - 10) + 2 * h.y;\n  connect(T, h.u);\n"
+      "  annotation(experiment(StopTime = 60, MMO_Output = {T, h.y}));\nend m;\n";
+  double worst[2] = {NAN, NAN};
+  for (int ti = 0; ti < 2; ti++) {
+    double rtol = ti ? 1e-10 : 1e-8;
+    run r;
+    changes c;
+    if (ode_start(&r, text, NULL, CDEVS_CVODE_BDF, rtol, rtol / 100)) return;
+    if (!watch(&r, "h.y", &c, 60.0)) {
+      double t = 10 * log(15.0 / 9.0), half = 10 * log(11.0 / 9.0);
+      CHECK_EQ_INT(c.n, 28);
+      worst[ti] = 0;
+      for (int k = 0; k < c.n; k++, t += half) worst[ti] = fmax(worst[ti], fabs(c.t[k] - t));
+      printf("thermostat CVODE_BDF (rtol %g) + QSS block: %d switches, worst |dt| %.3g\n", rtol, c.n, worst[ti]);
+    }
+    run_close(&r);
+  }
+  /* The block finds its crossings on the series it is sent, which follow CVODE's
+   * interpolant within its tolerance; what is left is CVODE's global error, some
+   * tens of its tolerances here (1e-8·21 K over slopes of 0.2 to 0.9 K/s, carried
+   * over 14 cycles): it must shrink with the tolerance. */
+  CHECK(worst[0] < 2e-5);
+  CHECK(worst[1] < worst[0] / 10);
+}
+
+/* The HYSDEL system under CVODE_BDF: it reads a pulse block and switches on relations
+ * and when clauses (test_hybrid.c derives the switch times). */
+static void test_hysdel(void) {
+  double want[6], y0 = 0.0;
+  int nw = 0;
+  for (int c = 0; c < 3; c++) {
+    double s1 = 2 * log((1 - y0) / 0.5), tau = 10 - s1;
+    want[nw++] = 20.0 * c + s1;
+    double e = exp(-tau), y10 = 1 - (0.5 + 0.25 * tau) * e, dy10 = (0.25 * tau + 0.25) * e;
+    double C = y10, D = dy10 + C, lo = 1 - C / D > 0 ? 1 - C / D : 0, hi = 50;
+    for (int k = 0; k < 200; k++) {
+      double mid = 0.5 * (lo + hi);
+      if ((C + D * mid) * exp(-mid) > 0.5) lo = mid;
+      else hi = mid;
+    }
+    want[nw++] = 20.0 * c + 10 + lo;
+    y0 = 0.5 * exp(-(10 - lo) / 2);
+  }
+  run r;
+  changes c;
+  if (ode_start(&r, NULL, "hysdel/hysdel.mo", CDEVS_CVODE_BDF, 1e-8, 1e-10)) return;
+  if (!watch(&r, "mode", &c, 60.0)) {
+    CHECK_EQ_INT(c.n, nw);
+    double worst = 0;
+    for (int k = 0; k < c.n && k < nw; k++) worst = fmax(worst, fabs(c.t[k] - want[k]));
+    printf("hysdel CVODE_BDF: %d switches, worst |dt| %.3g\n", c.n, worst);
+    CHECK(worst < 1e-5);
+  }
+  run_close(&r);
+}
+
+/* An algebraic output sent to a QSS integrator block: der(x) = 1, v = cos(x), k.u = v:
+ * k.y = sin(t). The series sent within CVODE's steps keep the block within the
+ * tolerance of the solution. */
+static void test_algebraic_to_block(void) {
+  const char *text = "model m\n  cdevs.Integrator k(x0 = 0);\n  Real x(start = 0), v;\n"
+                     "equation\n  der(x) = 1;\n  v = cos(x);\n  connect(v, k.u);\n"
+                     "  annotation(experiment(StopTime = 10, MMO_Output = {x, k.y}));\nend m;\n";
+  run r;
+  if (ode_start(&r, text, NULL, CDEVS_CVODE_AM, 1e-9, 1e-12)) return;
+  if (run_to(&r, 10.0)) {
+    const cdevs_model *a;
+    int port;
+    if (!cdevs_mo_output_source(r.mo, 1, &a, &port)) {
+      double ky = cdevs_integrator_x(cdevs_sim_state(r.sim, a), 10.0);
+      printf("k.y(10) = %.10f (sin 10 = %.10f)\n", ky, sin(10.0));
+      /* The block's own QSS3 error (tolerance 1e-9 over 10 s) and that of its input. */
+      CHECK_NEAR(ky, sin(10.0), 1e-6);
+    }
+  }
+  run_close(&r);
+}
+
+/* Failures: a finite-time blow-up (x' = x², x(0) = 1: x = 1/(1 - t)) stops with
+ * CVODE's message, the solver and the time, near t = 1; a run without the solver is
+ * refused with a message. */
+static void test_failures(void) {
+  const char *text = "model m\n  Real x(start = 1);\nequation\n  der(x) = x^2;\n"
+                     "  annotation(experiment(StopTime = 2));\nend m;\n";
+  run r;
+  if (!ode_start(&r, text, NULL, CDEVS_CVODE_BDF, 1e-8, 1e-10)) {
+    int rc = cdevs_sim_run(r.sim, 2.0);
+    const char *msg = cdevs_sim_errmsg(r.sim);
+    double t = cdevs_sim_time(r.sim);
+    printf("blow-up: %s\n", msg);
+    CHECK(rc != 0 && strstr(msg, "CVODE_BDF") && strstr(msg, "stopped at t = "));
+    CHECK(t > 0.99 && t <= 1.0 + 1e-6);
+    run_close(&r);
+  }
+  cdevs_mo *mo = mo_from_text(text);
+  if (mo) {
+    cdevs_model *root = cdevs_root_new(NULL, "t");
+    CHECK(cdevs_mo_add(root, "m", mo, CDEVS_CVODE_BDF, 1e-6, 1e-9) == NULL);
+    const char *msg = cdevs_model_errmsg(root);
+    CHECK(msg && strstr(msg, "built without"));
+    cdevs_model_free(root);
+    cdevs_mo_free(mo);
+  }
+}
+
+int main(void) {
+  test_bball();
+  test_thermostat();
+  test_hysdel();
+  test_algebraic_to_block();
+  test_failures();
+  return check_report("test_ode");
+}
