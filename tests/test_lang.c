@@ -277,7 +277,8 @@ static void test_experiment_values(void) {
       {"Tolerance=0", CDEVS_QSS3, 0.0, ""},
       {"MMO_Solver=QSS", CDEVS_QSS1, 1e-3, ""},
       {"MMO_Solver=LIQSS", CDEVS_LIQSS1, 1e-3, ""},
-      {"MMO_Solver=DASSL", CDEVS_QSS3, 1e-3, "warning: MMO_Solver DASSL is not available here; using QSS3"},
+      {"MMO_Solver=DASSL", CDEVS_CVODE_BDF, 1e-3, "warning: MMO_Solver DASSL is not available here; using CVODE_BDF"},
+      {"MMO_Solver=CVODE_AM", CDEVS_CVODE_AM, 1e-3, ""},
       {"method=\"LIQSS2\", Tolerance={1e-5}", CDEVS_LIQSS2, 1e-5, ""},
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
