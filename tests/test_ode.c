@@ -4,7 +4,7 @@
  * equations CVODE integrates, alone and mixed with QSS blocks, against closed forms
  * and the seeds' derived numbers; and its failures, named.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* M_PI */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 
 #include "cdevs/ode.h"
 #include "mo_run.h"
+#include "reference.h"
 
 /* text (or the example file) under method at rtol, atol: started, or a failed check. */
 static int ode_start(run *r, const char *text, const char *file, cdevs_qss_method method, double rtol, double atol) {
@@ -202,11 +203,82 @@ static void test_failures(void) {
   }
 }
 
+/* Output `name`'s value at t: an integrator block's x, or the equations' state. */
+static double value_at(run *r, const char *name, double t) {
+  for (size_t i = 0; i < cdevs_mo_output_count(r->mo); i++) {
+    const cdevs_model *a;
+    int port;
+    if (strcmp(cdevs_mo_output_name(r->mo, i), name) || cdevs_mo_output_source(r->mo, i, &a, &port)) continue;
+    return cdevs_integrator_x(cdevs_sim_state(r->sim, a), t);
+  }
+  check_failed++;
+  return NAN;
+}
+
+/* Beltrame & Cellier's mixed systems, each under CVODE_BDF (the circuit classical,
+ * the capacitor a QSS integrator block) and all QSS (--method QSS3):
+ *   - Figs. 9-11, the RC circuit with a DEVS capacitor, against its closed form
+ *     v(t) = V/(1+a²)·(sin ωt - a cos ωt) + V·a/(1+a²)·e^{-t/RC}, a = ωRC;
+ *   - Fig. 12, the flyback with a DEVS secondary capacitor, against the all-classical
+ *     reference of src/cli/reference.c (CVODE at rtol 1e-10, its own equations). */
+static void test_mixed_circuits(void) {
+  static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_QSS3};
+  for (int mi = 0; mi < 2; mi++) {
+    run r;
+    if (ode_start(&r, NULL, "rc/rc_mixed.mo", ms[mi], 1e-6, 1e-9)) continue;
+    const double R = 1000, C = 1e-6, V = 10, w = 2 * M_PI * 50, a = w * R * C;
+    double worst = 0;
+    for (int k = 1; k <= 100 && run_to(&r, k * 1e-3); k++) {
+      double t = k * 1e-3, v = V / (1 + a * a) * (sin(w * t) - a * cos(w * t)) + V * a / (1 + a * a) * exp(-t / (R * C));
+      worst = fmax(worst, fabs(value_at(&r, "cap.y", t) - v));
+    }
+    printf("rc_mixed %s: max |v - exact| %.3g V over 100 points\n", cdevs_qss_method_name(ms[mi]), worst);
+    /* Tolerance 1e-6 on |v| <= 3: the QSS capacitor's error bound (its quantum over
+     * the circuit's single pole, Cellier & Kofman) is a few quanta, 1e-5 V. */
+    CHECK(worst < 3e-5);
+    run_close(&r);
+  }
+  cdevs_flyback_params fp = cdevs_flyback_default();
+  enum { NG = 200 };
+  double tg[NG], il[NG], vc[NG];
+  for (int k = 0; k < NG; k++) tg[k] = (k + 1) * 1e-5;
+  long steps = 0;
+  char err[200];
+  if (ref_flyback(&fp, 1e-10, tg, NG, il, vc, &steps, err, sizeof err)) {
+    fprintf(stderr, "  %s\n", err);
+    check_failed++;
+    return;
+  }
+  /* Under CVODE every event of the capacitor (a requantization) restarts the solver
+   * at an order-1 step, and each restart adds about a local tolerance of error: the
+   * error is many tolerances (2.2e-5 V at 1e-8), but it converges. QSS3 at 1e-6 for
+   * scale. */
+  static const struct {
+    cdevs_qss_method m;
+    double tol;
+  } cells[] = {{CDEVS_QSS3, 1e-6}, {CDEVS_CVODE_BDF, 1e-7}, {CDEVS_CVODE_BDF, 1e-9}};
+  double worst[3] = {NAN, NAN, NAN};
+  for (int ci = 0; ci < 3; ci++) {
+    run r;
+    if (ode_start(&r, NULL, "flyback/flyback_mixed.mo", cells[ci].m, cells[ci].tol, cells[ci].tol / 100)) continue;
+    worst[ci] = 0;
+    for (int k = 0; k < NG && run_to(&r, tg[k]); k++)
+      worst[ci] = fmax(worst[ci], fabs(value_at(&r, "cap.y", tg[k]) - vc[k]));
+    printf("flyback_mixed %s at %g: max |vC - reference| %.3g V over %d points\n",
+           cdevs_qss_method_name(cells[ci].m), cells[ci].tol, worst[ci], NG);
+    run_close(&r);
+  }
+  CHECK(worst[0] < 1e-4); /* vC up to 7.4 V */
+  CHECK(worst[1] < 1e-3);
+  CHECK(worst[2] < worst[1] / 10 && worst[2] < 2e-5);
+}
+
 int main(void) {
   test_bball();
   test_thermostat();
   test_hysdel();
   test_algebraic_to_block();
   test_failures();
+  test_mixed_circuits();
   return check_report("test_ode");
 }
