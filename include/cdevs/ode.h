@@ -16,6 +16,8 @@
  *     time; the results are kept.
  * Library blocks of the same model stay QSS (QSS3 unless they name their method):
  * that is the mixed QSS/classical model of Beltrame and Cellier.
+ * Link with -lcdevs_ode -lcdevs -lsundials_cvode -lsundials_nvecserial
+ * -lsundials_sunmatrixdense -lsundials_sunlinsoldense.
  */
 #ifndef CDEVS_ODE_H
 #define CDEVS_ODE_H
