@@ -273,6 +273,28 @@ static void test_mixed_circuits(void) {
   CHECK(worst[2] < worst[1] / 10 && worst[2] < 2e-5);
 }
 
+/* A handler's assignment that moves another when condition across zero fires it at
+ * once: a := 1 at t = 1 takes a + x - 1.5 from -0.5 to +0.5 (b := time = 1). CVODE
+ * sees no root there (the sign changed at the restart), so it must be found. Under
+ * QSS too (the same file, for comparison). */
+static void test_handler_jumps(void) {
+  const char *text = "model m\n  discrete Real a(start = 0), b(start = 0);\n  Real x(start = 0);\n"
+                     "equation\n  der(x) = 1;\nalgorithm\n  when x > 1 then\n    a := 1;\n  end when;\n"
+                     "  when a + x > 1.5 then\n    b := time;\n  end when;\n"
+                     "  annotation(experiment(StopTime = 2, MMO_Output = {x, a, b}));\nend m;\n";
+  static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM, CDEVS_QSS3};
+  for (int mi = 0; mi < 3; mi++) {
+    run r;
+    changes c;
+    if (ode_start(&r, text, NULL, ms[mi], 1e-8, 1e-10)) continue;
+    if (!watch(&r, "b", &c, 2.0)) {
+      CHECK_EQ_INT(c.n, 1);
+      if (c.n) CHECK_NEAR(c.t[0], 1.0, 1e-7);
+    }
+    run_close(&r);
+  }
+}
+
 int main(void) {
   test_bball();
   test_thermostat();
@@ -280,5 +302,6 @@ int main(void) {
   test_algebraic_to_block();
   test_failures();
   test_mixed_circuits();
+  test_handler_jumps();
   return check_report("test_ode");
 }

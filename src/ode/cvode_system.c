@@ -51,6 +51,7 @@ typedef struct cv_state {
   int started;  /* the first step is taken */
   char err[320]; /* what an evaluation inside CVODE's callbacks found */
   uint64_t steps, crossings, reinits;
+  cdevs__crand rng; /* rand() in handlers: the stream where the initial algorithm left it */
 } cv_state;
 
 /* ---- Evaluations ------------------------------------------------------------------ */
@@ -291,6 +292,7 @@ static int handle(cdevs_ctx *cx, cv_state *s, uint32_t z, int dir, double t) {
       continue;
     }
     bc_env env = env_at(s, t, s->pre);
+    env.rng = &s->rng;
     double val[4];
     if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack) || !isfinite(val[0])) {
       cdevs_ctx_fail(cx, "a value set in a when clause (the condition at %s:%d:%d) is not a finite number at t = %.17g",
@@ -354,6 +356,45 @@ static int samples_due(cdevs_ctx *cx, cv_state *s, double t, int *any) {
   return 0;
 }
 
+static int sign_of(double g) { return g > 0.0 ? 1 : g < 0.0 ? -1 : 0; }
+
+/* After a change at t (handlers, or new inputs) with the crossing functions g0 from
+ * before it: a when condition the change made jump across zero fires now, as a
+ * crossing (not those in done, whose own handlers made the change: a handler that
+ * moves its own condition, on := 1 in a thermostat's, leaves it on its new side);
+ * and so on, until nothing jumps. The relations take their sides. g0 is used up. */
+static int jumps(cdevs_ctx *cx, cv_state *s, double t, double *g0, uint8_t *done) {
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t nz = sp->n_cross;
+  double *g1 = malloc((nz ? nz : 1) * sizeof *g1);
+  if (!g1) {
+    cdevs_ctx_fail(cx, "out of memory");
+    return -1;
+  }
+  int rc = 0;
+  for (uint32_t round = 0; round <= nz && !rc; round++) {
+    if (settle_sides(cx, s, t) || (nz && roots(t, s->y, g1, s))) {
+      if (s->err[0]) cdevs_ctx_fail(cx, "%s", s->err);
+      rc = -1;
+      break;
+    }
+    int any = 0;
+    for (uint32_t z = 0; z < nz && !rc; z++) {
+      const sys_crossing *c = &sp->cross[z];
+      if (done[z] || c->side_disc || c->sample_interval > 0.0) continue;
+      int b = sign_of(g0[z]), a = sign_of(g1[z]);
+      if (a != 0 && a != b) {
+        done[z] = 1, any = 1;
+        rc = handle(cx, s, z, a, t);
+      }
+    }
+    if (!any) break;
+    memcpy(g0, g1, nz * sizeof *g0);
+  }
+  free(g1);
+  return rc;
+}
+
 /* ---- The atomic model ----------------------------------------------------------------- */
 
 static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
@@ -387,6 +428,7 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   if (!s->v || !s->alg || !s->disc || !s->pre || !s->stack || !s->roots || !s->out) return CDEVS_ENOMEM;
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof *s->disc);
   memcpy(s->pre, sp->disc0, sp->n_discs * sizeof *s->pre);
+  s->rng = sp->rng;
   for (uint32_t k = 0; k < sp->n_in; k++) {
     s->v[ns + k].q[0] = sp->in0 ? sp->in0[k] : 0.0;
     s->v[ns + k].tq = s->t;
@@ -468,17 +510,29 @@ static void cv_int(cdevs_ctx *cx, void *state) {
     return;
   }
   /* A root: the handlers of the crossings found, in their order (a sample's
-   * function, time - next, rises through its instant). */
-  if (CVodeGetRootInfo(s->mem, s->roots)) {
+   * function, time - next, rises through its instant); then what they made jump. */
+  uint32_t nz = s->sp->n_cross;
+  double *g0 = malloc((nz ? nz : 1) * sizeof *g0);
+  uint8_t *done = calloc(nz ? nz : 1, 1);
+  int rc = g0 && done ? 0 : -1;
+  if (rc) cdevs_ctx_fail(cx, "out of memory");
+  if (!rc && CVodeGetRootInfo(s->mem, s->roots)) {
     fail(cx, s, CV_MEM_NULL, t);
-    return;
+    rc = -1;
   }
-  for (uint32_t z = 0; z < s->sp->n_cross; z++) {
+  if (!rc && roots(t, s->y, g0, s)) {
+    cdevs_ctx_fail(cx, "%s", s->err);
+    rc = -1;
+  }
+  for (uint32_t z = 0; !rc && z < nz; z++) {
     int dir = s->sp->cross[z].sample_interval > 0.0 ? 1 : s->roots[z];
-    if (s->roots[z] && handle(cx, s, z, dir, t)) return;
+    if (!s->roots[z]) continue;
+    done[z] = 1;
+    rc = handle(cx, s, z, dir, t);
   }
-  if (settle_sides(cx, s, t)) return;
-  (void)restart(cx, s, t);
+  if (!rc) rc = jumps(cx, s, t, g0, done);
+  free(g0), free(done);
+  if (!rc) (void)restart(cx, s, t);
 }
 
 static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
@@ -520,20 +574,13 @@ static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   }
   /* A when condition the new inputs jump across fires now (not at the start, as in
    * the QSS system: a block's first value replaces the start value). */
-  double *after = malloc((sp->n_cross ? sp->n_cross : 1) * sizeof *after);
-  int rc = after ? 0 : -1;
-  if (!rc && sp->n_cross && roots(t, s->y, after, s)) rc = -1;
-  for (uint32_t z = 0; !rc && z < sp->n_cross && s->started; z++) {
-    if (sp->cross[z].side_disc || sp->cross[z].sample_interval > 0.0) continue;
-    int b = before[z] > 0.0 ? 1 : before[z] < 0.0 ? -1 : 0, a2 = after[z] > 0.0 ? 1 : after[z] < 0.0 ? -1 : 0;
-    if (a2 != 0 && a2 != b) rc = handle(cx, s, z, a2, t);
-  }
-  free(before), free(after);
-  if (rc) {
-    if (!s->err[0]) cdevs_ctx_fail(cx, "out of memory");
-    return;
-  }
-  if (settle_sides(cx, s, t)) return;
+  uint8_t *done = calloc(sp->n_cross ? sp->n_cross : 1, 1);
+  int rc = done ? 0 : -1;
+  if (done && !s->started) memset(done, 1, sp->n_cross);
+  if (!rc) rc = jumps(cx, s, t, before, done);
+  else cdevs_ctx_fail(cx, "out of memory");
+  free(before), free(done);
+  if (rc) return;
   if (!s->started) return; /* the first transition, due now, takes the first step */
   (void)restart(cx, s, t);
 }
