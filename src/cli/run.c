@@ -496,8 +496,8 @@ int cli_run(int argc, char **argv) {
   if (sig) snprintf(stopped, sizeof stopped, " interrupted at t=%.17g (%s)", t_end, signal_name(sig));
   if (ms.zeno) {
     size_t n = strlen(stopped);
-    snprintf(stopped + n, sizeof stopped - n, " zeno=%llu (events accumulating at t=%.10g, run through)",
-             (unsigned long long)ms.zeno, ms.zeno_t);
+    snprintf(stopped + n, sizeof stopped - n, " zeno=%llu (events accumulating at t=%.10g, %s)",
+             (unsigned long long)ms.zeno, ms.zeno_t, zeno == CDEVS_ZENO_CONTINUE ? "run through" : "stopped there");
   }
   fprintf(stderr,
           "summary: method=%s states=%zu transitions=%llu zero_crossings=%llu wall_s=%.6f events_per_s=%.0f "

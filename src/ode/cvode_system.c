@@ -50,7 +50,19 @@ typedef struct cv_state {
   int dirty;    /* the outputs' series at t wait to be sent */
   int started;  /* the first step is taken */
   char err[320]; /* what an evaluation inside CVODE's callbacks found */
-  uint64_t steps, crossings, reinits;
+  uint64_t steps, crossings, reinits, zeno;
+  double zeno_t;
+  int zeno_continue;
+  /* Per crossing: the side its function is on (+1, -1), and the hysteresis h that
+   * side keeps: CVODE is given f + side·h, so a function left at round-off's
+   * distance on the wrong side of 0 by its own event (a ball at y = -1e-16 after its
+   * bounce) is not taken for the side it has to cross again, which hid the next
+   * bounce inside one step. h is a tenth of the absolute tolerance for functions of
+   * states, 0 for those of time and discretes alone. zlast, zshrink: the Zeno watch
+   * (as the QSS system's). */
+  int8_t *zsign;
+  double *zh, (*zlast)[2];
+  uint32_t *zshrink;
   cdevs__crand rng; /* rand() in handlers: the stream where the initial algorithm left it */
 } cv_state;
 
@@ -130,7 +142,7 @@ static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
           sp->cross[z].col, t);
       return -1;
     }
-    g[z] = r[0];
+    g[z] = r[0] + s->zsign[z] * s->zh[z];
   }
   return 0;
 }
@@ -272,14 +284,49 @@ static int restart(cdevs_ctx *cx, cv_state *s, double t) {
   return step(cx, s, t);
 }
 
+/* Zeno behaviour, as the QSS system finds it: crossing z's events at intervals
+ * shrinking four times in a row, down to where the function's excursion between two
+ * of them (the interval times its slope there) is within 100 hysteresis bands: past
+ * that the solver misses one, and a bouncing ball falls through its floor. An error
+ * naming the condition and the accumulation time estimated from the last ratio,
+ * unless the run goes on (--zeno continue). */
+static int zeno_watch(cdevs_ctx *cx, cv_state *s, uint32_t z, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  double dt = t - s->zlast[z][0], prev = s->zlast[z][1];
+  s->zlast[z][0] = t;
+  if (!(dt >= 0.0)) return 0; /* the first */
+  s->zlast[z][1] = dt;
+  s->zshrink[z] = dt < prev ? s->zshrink[z] + 1 : 0;
+  if (s->zshrink[z] < 4) return 0;
+  /* The slope of the function at t: its series on the states' (y, f(y)). */
+  if (rhs(t, s->y, s->dy, s) < 0) return 0;
+  load(s, t, NV_DATA_S(s->y), NV_DATA_S(s->dy), NULL);
+  double f[4];
+  bc_env env = env_at(s, t, NULL);
+  if (eval_algs(s, t, 1) || cdevs__bc_eval(&sp->cross[z].f, &env, 1, f, s->stack) || !isfinite(f[1])) return 0;
+  if (!(dt * fabs(f[1]) < 100.0 * s->zh[z])) return 0;
+  double r = dt / prev, t_acc = t + dt * r / (1.0 - r);
+  s->zshrink[z] = 0;
+  if (s->zeno++ == 0) s->zeno_t = t_acc;
+  if (s->zeno_continue) return 0;
+  cdevs_ctx_fail(cx,
+                 "Zeno behaviour: the condition at %s:%d:%d fires at ever shorter intervals (the last %.3g, %.3g of "
+                 "the one before), accumulating at t = %.10g, where the model has no continuation; results are kept "
+                 "up to here (--zeno continue goes on regardless)",
+                 file_of(s), sp->cross[z].line, sp->cross[z].col, dt, r, t_acc);
+  return -1;
+}
+
 /* Crossing z's handler for direction dir (+1: its function became positive). */
 static int handle(cdevs_ctx *cx, cv_state *s, uint32_t z, int dir, double t) {
   const cdevs__sys_spec *sp = s->sp;
   const sys_crossing *c = &sp->cross[z];
   const sys_action *acts = dir > 0 ? c->on_rise : c->on_fall;
   uint32_t n = dir > 0 ? c->n_rise : c->n_fall;
+  s->zsign[z] = (int8_t)(dir > 0 ? 1 : -1);
   if (!n) return 0;
   s->crossings++;
+  if (s->zh[z] > 0.0 && zeno_watch(cx, s, z, t)) return -1;
   load(s, t, NV_DATA_S(s->y), NULL, NULL);
   if (eval_algs(s, t, 0)) {
     cdevs_ctx_fail(cx, "%s", s->err);
@@ -425,7 +472,21 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->stack = calloc(depth, sizeof *s->stack);
   s->roots = calloc(nz ? nz : 1, sizeof *s->roots);
   s->out = calloc(sp->n_out ? sp->n_out : 1, sizeof *s->out);
-  if (!s->v || !s->alg || !s->disc || !s->pre || !s->stack || !s->roots || !s->out) return CDEVS_ENOMEM;
+  s->zsign = calloc(nz ? nz : 1, sizeof *s->zsign);
+  s->zh = calloc(nz ? nz : 1, sizeof *s->zh);
+  s->zlast = calloc(nz ? nz : 1, sizeof *s->zlast);
+  s->zshrink = calloc(nz ? nz : 1, sizeof *s->zshrink);
+  if (!s->v || !s->alg || !s->disc || !s->pre || !s->stack || !s->roots || !s->out || !s->zsign || !s->zh ||
+      !s->zlast || !s->zshrink)
+    return CDEVS_ENOMEM;
+  s->zeno_continue = a->zeno_continue;
+  for (uint32_t z = 0; z < nz; z++) {
+    const bc_code *f = &sp->cross[z].f;
+    int reads_states = 0;
+    for (uint32_t i = 0; i < f->n; i++) reads_states |= BC_READS_STATE(f->ins[i].op) || f->ins[i].op == BC_ALG;
+    s->zh[z] = reads_states ? s->atol / 10.0 : 0.0;
+    s->zlast[z][0] = NAN, s->zlast[z][1] = INFINITY;
+  }
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof *s->disc);
   memcpy(s->pre, sp->disc0, sp->n_discs * sizeof *s->pre);
   s->rng = sp->rng;
@@ -451,6 +512,18 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
     s->disc[c->sample_disc] = c->sample_start + k * c->sample_interval;
   }
   if (settle_sides(cx, s, s->t)) return CDEVS_EMODEL;
+  /* Each crossing starts on the side its function is on (heading down from 0). */
+  if (nz) {
+    double *g = calloc(nz, sizeof *g);
+    if (!g) return CDEVS_ENOMEM;
+    int bad = roots(s->t, s->y, g, s); /* (zsign 0: no offset yet) */
+    for (uint32_t z = 0; z < nz; z++) s->zsign[z] = (int8_t)(g[z] > 0.0 ? 1 : -1);
+    free(g);
+    if (bad) {
+      cdevs_ctx_fail(cx, "%s", s->err);
+      return CDEVS_EMODEL;
+    }
+  }
   if (CVodeInit(s->mem, rhs, s->t, s->y) || CVodeSStolerances(s->mem, s->rtol, s->atol) ||
       CVodeSetUserData(s->mem, s) || CVodeSetErrHandlerFn(s->mem, cv_error, s) ||
       CVodeSetLinearSolver(s->mem, s->LS, s->A) || CVodeSetMaxNumSteps(s->mem, 100000) ||
@@ -472,6 +545,7 @@ static void cv_fini(void *state) {
   if (s->mem) CVodeFree(&s->mem);
   if (s->ctx) SUNContext_Free(&s->ctx);
   free(s->v), free(s->alg), free(s->disc), free(s->pre), free(s->stack), free(s->roots), free(s->out);
+  free(s->zsign), free(s->zh), free(s->zlast), free(s->zshrink);
 }
 
 static double cv_ta(const void *state) {
@@ -591,6 +665,8 @@ static void cv_stats(const void *state, cdevs_mo_stats *st) {
   st->steps = s->steps;
   st->crossings = s->crossings;
   st->reinits = s->reinits;
+  st->zeno = s->zeno;
+  st->zeno_t = s->zeno_t;
 }
 
 static const cdevs_port_def no_ports[] = {{NULL, CDEVS_ANY}};
