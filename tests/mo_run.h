@@ -5,6 +5,7 @@
 #ifndef CDEVS_TEST_MO_RUN_H
 #define CDEVS_TEST_MO_RUN_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,66 @@ static inline int load_fails(const char *text, const char *want) {
   cdevs_mo_free(mo);
   free(buf);
   return ok;
+}
+
+/* The thermostat of test_hybrid and test_ode: a hysteresis block reads T
+ * (connect(T, h.u)) and switches the heater, which der(T) reads; on below 19, off
+ * above 21, from T = 15 (the closed-form switch times are derived where it is used). */
+static const char thermostat_mo[] =
+    "model m\n"
+    "  cdevs.Hysteresis h(x_on = 21, x_off = 19, low = 1, high = 0, start_high = 0);\n"
+    "  Real T(start = 15);\n"
+    "equation\n  der(T) = -0.1 * (T - 10) + 2 * h.y;\n  connect(T, h.u);\n"
+    "  annotation(experiment(StopTime = 60, MMO_Output = {T, h.y}));\nend m;\n";
+
+/* examples/bball (when y < 0 then reinit(v, -e*v)) stepped to t = 12: its impacts
+ * into *n, and the worst distance from the exact impact times, t1 = sqrt(2h/g) and
+ * then every 2·v_k/g with v_{k+1} = e·v_k. */
+static inline double bball_impacts(run *r, int *n) {
+  const double g = 9.81, h = 10.0, e = 0.8;
+  double t_exact = sqrt(2 * h / g), speed = g * t_exact, worst = 0;
+  uint64_t seen = 0;
+  *n = 0;
+  while (cdevs_sim_next_time(r->sim) <= 12.0) {
+    if (!CHECK_RUN(cdevs_sim_step(r->sim))) break;
+    cdevs_mo_stats st;
+    cdevs_mo_stats_sim(r->mo, r->sim, &st);
+    if (st.crossings > seen) {
+      seen = st.crossings;
+      if (fabs(cdevs_sim_time(r->sim) - t_exact) > worst) worst = fabs(cdevs_sim_time(r->sim) - t_exact);
+      (*n)++;
+      speed *= e;
+      t_exact += 2 * speed / g;
+    }
+  }
+  return worst;
+}
+
+/* The switch times of examples/hysdel over [0, 60] from the closed forms of its
+ * modes, into want (6): with the pulse high (u = 1) for the first 10 s of each 20 s
+ * period and y0 at the period's start (mode 1):
+ *   mode 1, u = 1: y = 1 - (1 - y0) e^{-s/2}, at 0.5 after s1 = 2 ln((1 - y0)/0.5);
+ *   mode 2, u = 1 (y' = 0.25 there): y = 1 - (0.5 + 0.25 τ) e^{-τ}, to t = 10;
+ *   mode 2, u = 0: y = (C + D σ) e^{-σ}, C = y(10), D = y'(10) + C, down to 0.5 at
+ *     σ2, bisected on the falling side (after the peak at σ = 1 - C/D);
+ *   mode 1, u = 0: y = 0.5 e^{-(t - t_down)/2}: the next period's y0. */
+static inline int hysdel_switches(double *want) {
+  int nw = 0;
+  double y0 = 0.0;
+  for (int c = 0; c < 3; c++) {
+    double s1 = 2 * log((1 - y0) / 0.5), tau = 10 - s1;
+    want[nw++] = 20.0 * c + s1;
+    double e = exp(-tau), y10 = 1 - (0.5 + 0.25 * tau) * e, dy10 = (0.25 * tau + 0.25) * e;
+    double C = y10, D = dy10 + C, lo = 1 - C / D > 0 ? 1 - C / D : 0, hi = 50;
+    for (int k = 0; k < 200; k++) {
+      double mid = 0.5 * (lo + hi);
+      if ((C + D * mid) * exp(-mid) > 0.5) lo = mid;
+      else hi = mid;
+    }
+    want[nw++] = 20.0 * c + 10 + lo;
+    y0 = 0.5 * exp(-(10 - lo) / 2);
+  }
+  return nw;
 }
 
 #endif

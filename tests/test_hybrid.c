@@ -116,12 +116,7 @@ static void test_equations_and_blocks(void) {
  *   off: T' = -0.1 (T - 10),     T = 10 + (T0 - 10) e^{-0.1 t}: 21 -> 19 in 10 ln(11/9)
  *   on again 19 -> 21: 30 - 11 e^{-0.1 t} = 21 in 10 ln(11/9). */
 static void test_thermostat(void) {
-  const char *text =
-      "model m\n"
-      "  cdevs.Hysteresis h(x_on = 21, x_off = 19, low = 1, high = 0, start_high = 0);\n"
-      "  Real T(start = 15);\n"
-      "equation\n  der(T) = -0.1 * (T - 10) + 2 * h.y;\n  connect(T, h.u);\n"
-      "  annotation(experiment(StopTime = 60, MMO_Output = {T, h.y}));\nend m;\n";
+  const char *text = thermostat_mo;
   run r;
   probe p;
   const double tol = 1e-8, abstol = 1e-10;
@@ -306,33 +301,11 @@ static void test_class_library(void) {
   remove(path), remove(bad), rmdir(dir);
 }
 
-/* The HYSDEL paper's two-mode system (examples/hysdel), its mode switches against
- * the closed forms of each mode. With the pulse high (u = 1) for the first 10 s of
- * each 20 s period and y0 at the period's start (mode 1):
- *   mode 1, u = 1: y = 1 - (1 - y0) e^{-s/2}, at 0.5 after s1 = 2 ln((1 - y0)/0.5);
- *   mode 2, u = 1 (y' = 0.25 there): y = 1 - (0.5 + 0.25 τ) e^{-τ}, to t = 10;
- *   mode 2, u = 0: y = (C + D σ) e^{-σ}, C = y(10), D = y'(10) + C, down to 0.5
- *     at σ2 (bisection on the falling side);
- *   mode 1, u = 0: y = 0.5 e^{-(t - t_down)/2}: the next period's y0. */
+/* The HYSDEL paper's two-mode system (examples/hysdel): its mode switches against
+ * the closed forms of each mode (hysdel_switches, tests/mo_run.h). */
 static void test_hysdel(void) {
-  double want[16];
-  int nw = 0;
-  double y0 = 0.0;
-  for (int c = 0; c < 3; c++) {
-    double s1 = 2 * log((1 - y0) / 0.5), tau = 10 - s1;
-    want[nw++] = 20.0 * c + s1;
-    double e = exp(-tau), y10 = 1 - (0.5 + 0.25 * tau) * e, dy10 = (0.25 * tau + 0.25) * e;
-    double C = y10, D = dy10 + C, lo = 0, hi = 50;
-    /* (C + D σ) e^{-σ} peaks at σ = 1 - C/D (if positive), then falls: bisect after it. */
-    if (1 - C / D > 0) lo = 1 - C / D;
-    for (int k = 0; k < 200; k++) {
-      double mid = 0.5 * (lo + hi);
-      if ((C + D * mid) * exp(-mid) > 0.5) lo = mid;
-      else hi = mid;
-    }
-    want[nw++] = 20.0 * c + 10 + lo;
-    y0 = 0.5 * exp(-(10 - lo) / 2);
-  }
+  double want[6];
+  int nw = hysdel_switches(want);
   run r;
   probe p;
   if (run_open(&r, "hysdel/hysdel.mo")) return;

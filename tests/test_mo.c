@@ -17,22 +17,8 @@
 static void test_bball(void) {
   run r;
   if (run_open(&r, "bball/bball.mo")) return;
-  const double g = 9.81, h = 10.0, e = 0.8;
-  double t_exact = sqrt(2 * h / g), speed = g * t_exact, worst = 0;
-  int impacts = 0;
-  uint64_t seen = 0;
-  while (cdevs_sim_next_time(r.sim) <= 12.0) {
-    if (!CHECK_RUN(cdevs_sim_step(r.sim))) break;
-    cdevs_mo_stats st = run_stats(&r);
-    if (st.crossings > seen) {
-      seen = st.crossings;
-      double t = cdevs_sim_time(r.sim);
-      if (fabs(t - t_exact) > worst) worst = fabs(t - t_exact);
-      impacts++;
-      speed *= e;
-      t_exact += 2 * speed / g;
-    }
-  }
+  int impacts;
+  double worst = bball_impacts(&r, &impacts);
   printf("bball.mo: %d impacts, worst impact-time error %.3g\n", impacts, worst);
   CHECK_EQ_INT(impacts, 12);
   CHECK(worst <= 1e-9);

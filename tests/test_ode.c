@@ -69,22 +69,8 @@ static void test_bball(void) {
   for (int mi = 0; mi < 2; mi++) {
     run r;
     if (ode_start(&r, NULL, "bball/bball.mo", ms[mi], 1e-10, 1e-12)) continue;
-    const double g = 9.81, h = 10.0, e = 0.8;
-    double t_exact = sqrt(2 * h / g), speed = g * t_exact, worst = 0;
-    int impacts = 0;
-    uint64_t seen = 0;
-    while (cdevs_sim_next_time(r.sim) <= 12.0) {
-      if (!CHECK_RUN(cdevs_sim_step(r.sim))) break;
-      cdevs_mo_stats st;
-      cdevs_mo_stats_sim(r.mo, r.sim, &st);
-      if (st.crossings > seen) {
-        seen = st.crossings;
-        worst = fmax(worst, fabs(cdevs_sim_time(r.sim) - t_exact));
-        impacts++;
-        speed *= e;
-        t_exact += 2 * speed / g;
-      }
-    }
+    int impacts;
+    double worst = bball_impacts(&r, &impacts);
     printf("bball %s: %d impacts, worst impact-time error %.3g\n", cdevs_qss_method_name(ms[mi]), impacts, worst);
     CHECK_EQ_INT(impacts, 12);
     CHECK(worst <= 1e-7); /* rtol 1e-10 on y <= 10: the root within 1e-9 m over speeds >= 0.6 m/s, carried on */
@@ -95,12 +81,7 @@ static void test_bball(void) {
 /* Mixed: CVODE integrates T, a QSS hysteresis block reads it and switches the heater
  * it reads (tests/test_hybrid.c's thermostat, its closed-form switch times). */
 static void test_thermostat(void) {
-  const char *text =
-      "model m\n"
-      "  cdevs.Hysteresis h(x_on = 21, x_off = 19, low = 1, high = 0, start_high = 0);\n"
-      "  Real T(start = 15);\n"
-      "equation\n  der(T) = -0.1 * (T - 10) + 2 * h.y;\n  connect(T, h.u);\n"
-      "  annotation(experiment(StopTime = 60, MMO_Output = {T, h.y}));\nend m;\n";
+  const char *text = thermostat_mo;
   double worst[2] = {NAN, NAN};
   for (int ti = 0; ti < 2; ti++) {
     double rtol = ti ? 1e-10 : 1e-8;
@@ -127,21 +108,8 @@ static void test_thermostat(void) {
 /* The HYSDEL system under CVODE_BDF: it reads a pulse block and switches on relations
  * and when clauses (test_hybrid.c derives the switch times). */
 static void test_hysdel(void) {
-  double want[6], y0 = 0.0;
-  int nw = 0;
-  for (int c = 0; c < 3; c++) {
-    double s1 = 2 * log((1 - y0) / 0.5), tau = 10 - s1;
-    want[nw++] = 20.0 * c + s1;
-    double e = exp(-tau), y10 = 1 - (0.5 + 0.25 * tau) * e, dy10 = (0.25 * tau + 0.25) * e;
-    double C = y10, D = dy10 + C, lo = 1 - C / D > 0 ? 1 - C / D : 0, hi = 50;
-    for (int k = 0; k < 200; k++) {
-      double mid = 0.5 * (lo + hi);
-      if ((C + D * mid) * exp(-mid) > 0.5) lo = mid;
-      else hi = mid;
-    }
-    want[nw++] = 20.0 * c + 10 + lo;
-    y0 = 0.5 * exp(-(10 - lo) / 2);
-  }
+  double want[6];
+  int nw = hysdel_switches(want);
   run r;
   changes c;
   if (ode_start(&r, NULL, "hysdel/hysdel.mo", CDEVS_CVODE_BDF, 1e-8, 1e-10)) return;
