@@ -201,6 +201,10 @@ static void test_connection_errors(void) {
       {"  der(x) = -x;\n  connect(x, k.q);\n", "'k.q' is not a port of a component"},
       {"  der(x) = -x + w;\n", "input 'w' is not connected"},
       {"  der(x) = -x;\n  u = 1;\n  connect(g.y, u);\n", "'u' is defined by two equations"},
+      /* Loops with no state on the way: through the equations, and through blocks alone. */
+      {"  der(x) = -x;\n  u = x + g.y;\n  connect(u, g.u);\n",
+       "m.mo:10:3: error: an instantaneous loop: 'u' reaches itself through blocks"},
+      {"  der(x) = -x;\n  connect(g.y, g.u);\n", "m.mo:9:3: error: an instantaneous loop: reaches itself"},
   };
   fails_each(head, "end m;\n", cases, sizeof cases / sizeof cases[0]);
 }

@@ -83,6 +83,16 @@ const lang_block *lang_block_find(const char *name) {
   return NULL;
 }
 
+int lang_block_feedthrough(const lang_block *b) {
+  static const cdevs_atomic_ops *const through[] = {&cdevs_wsum_ops, &cdevs_gain_ops,   &cdevs_mult_ops,
+                                                    &cdevs_div_ops,  &cdevs_inv_ops,    &cdevs_square_ops,
+                                                    &cdevs_pow_ops,  &cdevs_func_ops,   &cdevs_saturation_ops,
+                                                    &cdevs_switch_ops};
+  for (size_t i = 0; i < sizeof through / sizeof through[0]; i++)
+    if (b->ops == through[i]) return 1;
+  return 0;
+}
+
 size_t lang_block_names(const char **out, size_t max) {
   size_t n = 0;
   for (size_t i = 0; i < sizeof blocks / sizeof blocks[0] && n < max; i++) out[n++] = blocks[i].name;

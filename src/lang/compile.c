@@ -1053,8 +1053,9 @@ static int compile(comp *c, cdevs_mo *mo) {
   if (c->oom) return -1;
   for (uint32_t k = 0; k < mo->nins; k++) mo->in0[k] = mo->ins[k].start, mo->in_names[k] = mo->ins[k].name;
   sp->in0 = mo->in0, sp->in_names = mo->in_names;
+  sp->alg = c->alg, c->alg = NULL; /* (the loop check reads them) */
+  if (lang_check_loops(c, sp)) return -1;
   sp->der = c->der, c->der = NULL;
-  sp->alg = c->alg, c->alg = NULL;
   sp->cross = c->cross, c->cross = NULL;
   sp->x0 = xcalloc(c, ns, sizeof(double));
   sp->disc0 = xcalloc(c, sp->n_discs, sizeof(double));

@@ -84,6 +84,7 @@ typedef struct mo_comp {
 typedef struct mo_conn {
   uint32_t from, to;
   int fport, tport;
+  int line, col; /* the connect() */
 } mo_conn;
 
 /* The equations read a component's output (der(x) = k.y, or connect(k.y, u)): input
@@ -100,6 +101,7 @@ typedef struct mo_in {
 typedef struct mo_link {
   uint32_t f, comp;
   int port;
+  int line, col; /* the connect() */
 } mo_link;
 
 struct cdevs_mo {
@@ -162,6 +164,10 @@ void lang_arity_error(comp *c, const node *n);
 int lang_exec_for(comp *c, const node *n, int (*body)(comp *, const node *, void *), void *ud);
 /* The equation and algorithm sections into the system's codes (equations.c). */
 int lang_eq_list(comp *c, const node *list, void *ud);
+/* A loop of instantaneous dependencies through blocks and the equations' algebraic
+ * variables (v = x + g.y; connect(v, g.u) with g a gain): a located error at the
+ * connect() that closes it. 0, or -1 (reported). After the spec is built. */
+int lang_check_loops(comp *c, const cdevs__sys_spec *sp);
 /* Defines algebraic scalar f (declared by d) by rhs, as an equation would. */
 int lang_define_by(comp *c, const decl *d, uint32_t f, const node *rhs);
 int lang_alg_list(comp *c, const node *list, void *ud);

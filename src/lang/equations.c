@@ -467,7 +467,7 @@ static int connect_eq(comp *c, const node *n) {
     mo_link *nl = realloc(mo->links, (mo->nlinks + 1) * sizeof *nl);
     if (!nl) return c->oom = 1, -1;
     mo->links = nl;
-    nl[mo->nlinks++] = (mo_link){f, (uint32_t)ci, port};
+    nl[mo->nlinks++] = (mo_link){f, (uint32_t)ci, port, n->line, n->col};
     return 0;
   }
   lang_error(c->d, other->line, other->col, "'%s' is not a port of a component", other->kind == X_REF ? other->name : "?");
@@ -481,9 +481,9 @@ static int connect_item(comp *c, const node *n) {
   int eq = connect_eq(c, n);
   if (eq <= 0) return eq;
   if ((pa = lang_comp_port(c, a, CDEVS_OUT, &ca)) >= 0 && (pb = lang_comp_port(c, b, CDEVS_IN, &cb)) >= 0) {
-    conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb};
+    conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb, 0, 0};
   } else if ((pa = lang_comp_port(c, b, CDEVS_OUT, &ca)) >= 0 && (pb = lang_comp_port(c, a, CDEVS_IN, &cb)) >= 0) {
-    conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb};
+    conn = (mo_conn){(uint32_t)ca, (uint32_t)cb, pa, pb, 0, 0};
   } else {
     int a_out = lang_comp_port(c, a, CDEVS_OUT, &ca) >= 0, a_in = lang_comp_port(c, a, CDEVS_IN, &ca) >= 0;
     int b_out = lang_comp_port(c, b, CDEVS_OUT, &cb) >= 0, b_in = lang_comp_port(c, b, CDEVS_IN, &cb) >= 0;
@@ -499,6 +499,7 @@ static int connect_item(comp *c, const node *n) {
   mo_conn *nc = realloc(c->mo->conns, (c->mo->nconns + 1) * sizeof *nc);
   if (!nc) return c->oom = 1, -1;
   c->mo->conns = nc;
+  conn.line = n->line, conn.col = n->col;
   nc[c->mo->nconns++] = conn;
   return 0;
 }
@@ -1203,4 +1204,137 @@ int lang_alg_list(comp *c, const node *list, void *ud) {
     c->alg_run = NULL;
   }
   return rc;
+}
+
+/* ---- Instantaneous loops ------------------------------------------------------------ */
+
+/* Whether algebraic a reads input k, directly or through the algebraics it reads
+ * (seen: per algebraic, 1 + k when visited for input k). */
+static int alg_reads_input(const cdevs__sys_spec *sp, uint32_t a, uint32_t k, uint32_t *seen) {
+  if (seen[a] == k + 1) return 0;
+  seen[a] = k + 1;
+  const bc_code *code = &sp->alg[a];
+  for (uint32_t i = 0; i < code->n; i++) {
+    const bc_ins *in = &code->ins[i];
+    if (BC_READS_STATE(in->op) && in->arg == sp->n_states + k) return 1;
+    if (in->op == BC_ALG && alg_reads_input(sp, in->arg, k, seen)) return 1;
+  }
+  return 0;
+}
+
+typedef struct loop_graph {
+  /* Nodes: the components' output ports (comp_first[ci] + port), then the links. */
+  uint32_t *comp_first, nnodes, nout;
+  uint32_t *start, *to; /* edges, CSR */
+  uint32_t *via;        /* per edge: 1 + link index, or 0x80000000 | conn index (where to report) */
+} loop_graph;
+
+int lang_check_loops(comp *c, const cdevs__sys_spec *sp) {
+  cdevs_mo *mo = c->mo;
+  if (!mo->nconns && !mo->nlinks) return 0;
+  loop_graph g = {0};
+  int rc = 0;
+  uint32_t ncomp = mo->ncomps, cap = 0, nedges = 0;
+  g.comp_first = calloc(ncomp + 1, sizeof *g.comp_first);
+  uint32_t *seen = calloc(sp->n_algs ? sp->n_algs : 1, sizeof *seen);
+  uint32_t (*edges)[3] = NULL;
+  if (!g.comp_first || !seen) goto oom;
+  for (uint32_t i = 0; i < ncomp; i++) {
+    int n = 0;
+    for (const cdevs_port_def *p = mo->comps[i].b->ops->outputs; p && p->name; p++) n++;
+    g.comp_first[i + 1] = g.comp_first[i] + (uint32_t)n;
+  }
+  g.nout = g.comp_first[ncomp];
+  g.nnodes = g.nout + mo->nlinks;
+  /* The edges: (from, to, via). */
+#define EDGE(a, b, v)                                                                \
+  do {                                                                               \
+    if (nedges == cap) {                                                             \
+      cap = cap ? 2 * cap : 64;                                                      \
+      uint32_t(*e2)[3] = realloc(edges, cap * sizeof *edges);                        \
+      if (!e2) goto oom;                                                             \
+      edges = e2;                                                                    \
+    }                                                                                \
+    edges[nedges][0] = (a), edges[nedges][1] = (b), edges[nedges][2] = (v), nedges++; \
+  } while (0)
+  for (uint32_t l = 0; l < mo->nlinks; l++) { /* a variable into a block that passes it on at once */
+    uint32_t ci = mo->links[l].comp;
+    if (!lang_block_feedthrough(mo->comps[ci].b)) continue;
+    for (uint32_t o = g.comp_first[ci]; o < g.comp_first[ci + 1]; o++) EDGE(g.nout + l, o, 1 + l);
+  }
+  for (uint32_t k = 0; k < mo->nconns; k++) { /* a block's output into one that passes it on */
+    const mo_conn *cn = &mo->conns[k];
+    if (!lang_block_feedthrough(mo->comps[cn->to].b)) continue;
+    for (uint32_t o = g.comp_first[cn->to]; o < g.comp_first[cn->to + 1]; o++)
+      EDGE(g.comp_first[cn->from] + (uint32_t)cn->fport, o, 0x80000000u | k);
+  }
+  for (uint32_t k = 0; k < mo->nins; k++) /* a block's output read by an algebraic that is sent on */
+    for (uint32_t l = 0; l < mo->nlinks; l++) {
+      uint32_t f = mo->links[l].f;
+      if (mo->cls[f] != V_ALG || !alg_reads_input(sp, mo->cidx[f], k, seen)) continue;
+      EDGE(g.comp_first[mo->ins[k].comp] + (uint32_t)mo->ins[k].port, g.nout + l, 1 + l);
+    }
+#undef EDGE
+  /* CSR and a depth-first search for a cycle (colours: 0 new, 1 on the path, 2 done). */
+  g.start = calloc(g.nnodes + 1, sizeof *g.start);
+  g.to = malloc((nedges ? nedges : 1) * sizeof *g.to);
+  g.via = malloc((nedges ? nedges : 1) * sizeof *g.via);
+  uint8_t *colour = calloc(g.nnodes ? g.nnodes : 1, 1);
+  uint32_t *stack = malloc((g.nnodes ? g.nnodes : 1) * sizeof *stack), *next = calloc(g.nnodes ? g.nnodes : 1, sizeof *next);
+  if (!g.start || !g.to || !g.via || !colour || !stack || !next) {
+    free(colour), free(stack), free(next);
+    goto oom;
+  }
+  for (uint32_t e = 0; e < nedges; e++) g.start[edges[e][0] + 1]++;
+  for (uint32_t v = 0; v < g.nnodes; v++) g.start[v + 1] += g.start[v];
+  for (uint32_t e = 0; e < nedges; e++) {
+    uint32_t at = g.start[edges[e][0]] + next[edges[e][0]]++;
+    g.to[at] = edges[e][1], g.via[at] = edges[e][2];
+  }
+  for (uint32_t root = 0; root < g.nnodes && !rc; root++) {
+    if (colour[root]) continue;
+    uint32_t top = 0;
+    stack[top++] = root, colour[root] = 1, next[root] = g.start[root];
+    while (top && !rc) {
+      uint32_t v = stack[top - 1];
+      if (next[v] == g.start[v + 1]) {
+        colour[v] = 2, top--;
+        continue;
+      }
+      uint32_t e = next[v]++, w = g.to[e];
+      if (colour[w] == 0) {
+        colour[w] = 1, next[w] = g.start[w], stack[top++] = w;
+      } else if (colour[w] == 1) { /* a cycle: report it at a connect() of the equations on it */
+        uint32_t via = g.via[e];
+        int line = 0, col = 0;
+        const char *var = NULL;
+        for (uint32_t i = 0; i < top && !var; i++) /* prefer a link (its variable names the loop) */
+          for (uint32_t q = g.start[stack[i]]; q < g.start[stack[i] + 1]; q++)
+            if (stack[i] >= g.nout && !(g.via[q] & 0x80000000u)) {
+              const mo_link *lk = &mo->links[g.via[q] - 1];
+              var = mo->names[lk->f], line = lk->line, col = lk->col;
+              break;
+            }
+        if (!var && !(via & 0x80000000u)) {
+          const mo_link *lk = &mo->links[via - 1];
+          var = mo->names[lk->f], line = lk->line, col = lk->col;
+        } else if (!var) {
+          line = mo->conns[via & 0x7fffffffu].line, col = mo->conns[via & 0x7fffffffu].col;
+        }
+        lang_error(c->d, line, col,
+                   "an instantaneous loop: %s%s%sreaches itself through blocks that pass their input on at once "
+                   "(static functions) and algebraic equations, with no state on the way; put an integrator in it, "
+                   "or solve the loop in the equations",
+                   var ? "'" : "", var ? var : "", var ? "' " : "");
+        rc = -1;
+      }
+    }
+  }
+  free(colour), free(stack), free(next);
+  free(g.comp_first), free(g.start), free(g.to), free(g.via), free(edges), free(seen);
+  return rc;
+oom:
+  free(g.comp_first), free(g.start), free(g.to), free(g.via), free(edges), free(seen);
+  c->oom = 1;
+  return -1;
 }
