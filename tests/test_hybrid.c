@@ -293,8 +293,6 @@ static void test_class_library(void) {
   load_fails("model m\n  LinTank t(h = 2);\nend m;\n", "set its start value with h(start = …)");
   load_fails("model m\n  LinTank t(h(stat = 2));\nend m;\n", "'stat' of 'h' is not an attribute");
   load_fails("model A\n  B b;\nend A;\nmodel B\n  A a;\nend B;\nmodel m\n  A x;\nend m;\n", "contains itself");
-  load_fails("model m\n  LinTank t[2];\nend m;\n", "arrays of model components are not supported yet");
-  /* An input of a component left unconnected; a binding makes it its value. */
   load_fails("model m\n  LinTank t;\nend m;\n", "input 't.qin' is not connected");
   const char *bound = "model m\n  LinTank t(qin = 1, k = 2);\nend m;\n";
   if (!run_text(&r, bound, CDEVS_QSS3, 1e-8, 1e-12)) {
@@ -444,6 +442,45 @@ static void test_composition(void) {
   }
 }
 
+/* An array of model components wired by a for loop: N identical linear tanks in
+ * series (area 1, k = 0.5: time constant tau = 2), the first fed by q = 1. Tank n of
+ * the chain is an Erlang lag: h_n = (q/k)(1 - e^{-t/tau} sum_{j<n} (t/tau)^j / j!). */
+static void test_component_arrays(void) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "%s"
+           "model m\n  parameter Integer N = 5;\n  LinTank t[N](h(start = 0));\n  cdevs.Constant src(value = 1);\n"
+           "equation\n  connect(src.y, t[1].qin);\n  for i in 1:N - 1 loop\n    connect(t[i].qout, t[i + 1].qin);\n"
+           "  end for;\n  annotation(experiment(StopTime = 10, MMO_Output = {t.h, t[5].qout}));\nend m;\n",
+           tank_class);
+  run r;
+  probe p;
+  if (!run_probed(&r, &p, text, CDEVS_QSS3, 1e-8, 1e-12, 10.0, -1)) return;
+  double worst = 0, term = 1, sum = 0, x = 10.0 / 2.0;
+  for (int n = 1; n <= 5; n++) {
+    sum += term; /* sum_{j < n} x^j / j! */
+    term *= x / n;
+    double want = 2.0 * (1 - exp(-x) * sum);
+    char name[16];
+    snprintf(name, sizeof name, "t.h[%d]", n);
+    worst = fmax(worst, fabs(probe_at(&p, name, 10.0) - want));
+    if (n == 5) CHECK_NEAR(probe_at(&p, "t.qout[5]", 10.0), 0.5 * want, 1e-6);
+  }
+  printf("component arrays: 5 tanks in series, max |h - Erlang| %.3g\n", worst);
+  CHECK(worst < 1e-6);
+  run_close(&r);
+  static const bad_case bad[] = {
+      {"  LinTank t[2, 2];\n", "an array of components has one dimension"},
+      {"  LinTank t[2](aera = 1);\n", "class 'LinTank' has no element 'aera'"},
+      {"  LinTank t[2];\n", "input 't.qin[1]' is not connected"},
+  };
+  char head[1024];
+  snprintf(head, sizeof head, "%smodel m\n", tank_class);
+  fails_each(head, "end m;\n", bad, sizeof bad / sizeof bad[0]);
+  load_fails("model A\n  cdevs.Gain g;\nend A;\nmodel m\n  A a[2];\nend m;\n",
+             "an array of components of 'A', which holds components, is not supported yet");
+}
+
 int main(void) {
   test_equations_and_blocks();
   test_thermostat();
@@ -457,5 +494,6 @@ int main(void) {
   test_algorithm_statements();
   test_vessel();
   test_composition();
+  test_component_arrays();
   return check_report("test_hybrid");
 }

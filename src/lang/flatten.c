@@ -63,7 +63,15 @@ static int is_class_type(const decl *d) { return d->block && strncmp(d->block, "
 /* A copy of n with every reference to a declaration of class k under prefix (loop
  * indices, time and the named constants are left alone); n itself when the prefix
  * is empty. */
+static node *rewrite_at(flat *f, const ast_model *k, const char *prefix, const char *elem, const node *n);
+
 static node *rewrite(flat *f, const ast_model *k, const char *prefix, const node *n) {
+  return rewrite_at(f, k, prefix, NULL, n);
+}
+
+/* rewrite, for an element of an array of components: a reference to a declaration of
+ * k takes the element's index (the loop variable elem) as its first subscript. */
+static node *rewrite_at(flat *f, const ast_model *k, const char *prefix, const char *elem, const node *n) {
   if (!n) return NULL;
   if (!*prefix) return (node *)(uintptr_t)n;
   node *r = arena_get(f->a, sizeof *r);
@@ -80,22 +88,36 @@ static node *rewrite(flat *f, const ast_model *k, const char *prefix, const node
       return r;
     }
   }
+  int shift = 0; /* the element's index, put first */
   if (n->kind == X_REF) {
     const char *dot = strchr(n->name, '.');
     size_t head = dot ? (size_t)(dot - n->name) : strlen(n->name);
     int index = 0;
     for (int i = 0; i < f->nidx && !dot; i++) index |= !strcmp(f->idx[i], n->name);
-    if (!index && find_decl(k, n->name, head)) r->name = join(f, prefix, n->name);
+    if (!index && find_decl(k, n->name, head)) {
+      r->name = join(f, prefix, n->name);
+      if (elem) {
+        node **kid = arena_get(f->a, (size_t)(n->nkid + 1) * sizeof *kid);
+        node *ix = arena_get(f->a, sizeof *ix);
+        if (!kid || !ix) {
+          f->oom = 1;
+          return r;
+        }
+        *ix = (node){.kind = X_REF, .line = n->line, .col = n->col, .name = elem};
+        kid[0] = ix;
+        r->kid = kid, r->nkid = n->nkid + 1, shift = 1;
+      }
+    }
   }
   if (n->kind == Q_FOR) { /* the range outside the index's scope, the body inside */
-    if (n->nkid > 0) r->kid[0] = rewrite(f, k, prefix, n->kid[0]);
+    if (n->nkid > 0) r->kid[0] = rewrite_at(f, k, prefix, elem, n->kid[0]);
     if (f->nidx == 32) return r; /* (the checker has reported it) */
     f->idx[f->nidx++] = n->name ? n->name : "";
-    for (int i = 1; i < n->nkid; i++) r->kid[i] = rewrite(f, k, prefix, n->kid[i]);
+    for (int i = 1; i < n->nkid; i++) r->kid[i] = rewrite_at(f, k, prefix, elem, n->kid[i]);
     f->nidx--;
     return r;
   }
-  for (int i = 0; i < n->nkid; i++) r->kid[i] = rewrite(f, k, prefix, n->kid[i]);
+  for (int i = 0; i < n->nkid; i++) r->kid[i + shift] = rewrite_at(f, k, prefix, elem, n->kid[i]);
   return r;
 }
 
@@ -287,18 +309,20 @@ static node *merge_mods(flat *f, const node *outer, node *inner) {
 }
 
 static void expand(flat *f, const ast_model *k, const char *prefix, const node *mods);
+static void expand_array(flat *f, const ast_model *k, const char *prefix, const decl *d, const ast_model *c,
+                         const node *mod);
+static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod);
 
 /* Declaration d of class k under prefix, with its modifier from outside (mod: name
  * = e or name(…), already in the flat model's names), or NULL. */
 static void expand_decl(flat *f, const ast_model *k, const char *prefix, const decl *d, const node *mod) {
   if (is_class_type(d)) {
-    if (d->dims) {
-      lang_error(f->d, d->line, d->col, "'%s': arrays of model components are not supported yet", d->name);
-      f->failed = 1;
-      return;
-    }
     const ast_model *c = find_class(f, d->block, d);
     if (!c) return;
+    if (d->dims) {
+      expand_array(f, k, prefix, d, c, mod);
+      return;
+    }
     if (mod && mod->kind == Q_EQ) {
       lang_error(f->d, mod->line, mod->col, "'%s' is a component: give it modifiers, %s(name = value)", d->name,
                  d->name);
@@ -328,6 +352,12 @@ static void expand_decl(flat *f, const ast_model *k, const char *prefix, const d
     nd->mods = merge_mods(f, mod, nd->mods);
     return;
   }
+  apply_mod(f, d, nd, mod);
+}
+
+/* A variable's modifier from outside (name = e, or name(start = e, …)) onto its flat
+ * declaration nd. */
+static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod) {
   if (mod->kind == Q_EQ) { /* name = e */
     if (d->kind == D_REAL || d->kind == D_OUTPUT) {
       lang_error(f->d, mod->line, mod->col,
@@ -352,6 +382,91 @@ static void expand_decl(flat *f, const ast_model *k, const char *prefix, const d
       lang_error(f->d, a->line, a->col, "'%s' of '%s' is not an attribute a variable can be given (start)", an,
                  d->name);
       f->failed = 1;
+    }
+  }
+}
+
+/* An array of components, C t[N] (d, declared in class k under prefix), as arrays:
+ * each variable v of C becomes t.v[N] (t.v[N, M] for an array v[M]); each equation,
+ * algorithm and initial statement of C runs in a loop over the components, its
+ * references taking the component's index first; t[i].v, as written, is t.v[i]. A
+ * modifier sets the whole array ({1, 2, 3}) or every element (2, or each 2). The
+ * class may not hold components of its own (arrays of those: not yet). */
+static void expand_array(flat *f, const ast_model *k, const char *prefix, const decl *d, const ast_model *c,
+                         const node *mod) {
+  if (d->dims->nkid != 1) {
+    lang_error(f->d, d->line, d->col, "'%s': an array of components has one dimension", d->name);
+    f->failed = 1;
+    return;
+  }
+  for (size_t i = 0; i < c->ndecls; i++)
+    if (c->decls[i].block || (c->decls[i].dims && c->decls[i].dims->nkid > 1)) {
+      lang_error(f->d, d->line, d->col,
+                 "'%s': an array of components of '%s', which holds %s, is not supported yet", d->name, c->name,
+                 c->decls[i].block ? "components" : "a two-dimensional array");
+      f->failed = 1;
+      return;
+    }
+  if (mod && mod->kind == Q_EQ) {
+    lang_error(f->d, mod->line, mod->col, "'%s' is a component: give it modifiers, %s(name = value)", d->name, d->name);
+    f->failed = 1;
+    return;
+  }
+  const char *p = join(f, join(f, prefix, d->name), ".");
+  const char *elem = join(f, "#", p); /* the loop index: no name a model can write */
+  node *n = rewrite(f, k, prefix, d->dims->kid[0]);
+  node *mods = merge_mods(f, mod, rewrite_mods(f, k, prefix, d->mods));
+  uint8_t used[256] = {0};
+  for (size_t i = 0; i < c->ndecls && !f->failed && !f->oom; i++) {
+    const decl *v = &c->decls[i];
+    decl *nd = new_decl(f);
+    if (!nd) return;
+    *nd = *v;
+    nd->name = join(f, p, v->name);
+    nd->dims = arena_get(f->a, sizeof *nd->dims);
+    if (!nd->dims) {
+      f->oom = 1;
+      return;
+    }
+    *nd->dims = (node){.kind = N_LIST, .line = d->line, .col = d->col};
+    add_item(f, nd->dims, n);
+    for (int j = 0; v->dims && j < v->dims->nkid; j++) add_item(f, nd->dims, rewrite(f, c, p, v->dims->kid[j]));
+    nd->value = rewrite(f, c, p, v->value);
+    nd->start = rewrite(f, c, p, v->start);
+    int at = -1;
+    const node *m = find_mod(mods, v->name, &at);
+    if (at >= 0 && at < 256) used[at] = 1;
+    if (m) apply_mod(f, v, nd, m);
+  }
+  for (int i = 0; mods && i < mods->nkid && i < 256 && !f->failed; i++)
+    if (!used[i]) {
+      const node *m = mods->kid[i];
+      lang_error(f->d, m->line, m->col, "class '%s' has no element '%s'", c->name,
+                 m->kind == Q_EQ ? m->kid[0]->name : m->name);
+      f->failed = 1;
+    }
+  for (int sec = 0; sec < 3 && !f->failed && !f->oom; sec++) {
+    const node *from = sec == 0 ? c->equations : sec == 1 ? c->algorithms : c->initial;
+    node *to = sec == 0 ? f->out->equations : sec == 1 ? f->out->algorithms : f->out->initial;
+    for (int i = 0; from && i < from->nkid; i++) {
+      /* for #t. in 1:N loop <item> end for */
+      node *loop = arena_get(f->a, sizeof *loop), *range = arena_get(f->a, sizeof *range);
+      node *one = arena_get(f->a, sizeof *one), *body = arena_get(f->a, sizeof *body);
+      if (!loop || !range || !one || !body) {
+        f->oom = 1;
+        return;
+      }
+      const node *item = from->kid[i];
+      *one = (node){.kind = X_NUM, .line = item->line, .col = item->col, .num = 1};
+      *range = (node){.kind = X_RANGE, .line = item->line, .col = item->col};
+      *body = (node){.kind = N_LIST, .line = item->line, .col = item->col};
+      *loop = (node){.kind = Q_FOR, .line = item->line, .col = item->col, .name = elem};
+      add_item(f, range, one);
+      add_item(f, range, n);
+      add_item(f, body, rewrite_at(f, c, p, elem, item));
+      add_item(f, loop, range);
+      add_item(f, loop, body);
+      add_item(f, to, loop);
     }
   }
 }

@@ -416,6 +416,24 @@ static node *primary(parser *p) {
       subscripts_or_args(p, n, T_RPAREN, 0);
     } else if (accept(p, T_LBRACK)) {
       subscripts_or_args(p, n, T_RBRACK, 1);
+      /* An element of an array of components: t[i].h[j] is t.h[i, j], the
+       * component's variables being arrays over the components. */
+      if (p->tok.kind == T_DOT && peek(p)->kind == T_IDENT) {
+        next(p);
+        const char *rest = dotted_name(p);
+        size_t la = strlen(n->name), lb = strlen(rest);
+        char *nm = arena_get(p->a, la + lb + 2);
+        if (!nm) {
+          p->oom = 1;
+          return n;
+        }
+        memcpy(nm, n->name, la);
+        nm[la] = '.';
+        memcpy(nm + la + 1, rest, lb + 1);
+        n->name = nm;
+        n->op = 1; /* (written as an element of an array of components) */
+        if (accept(p, T_LBRACK)) subscripts_or_args(p, n, T_RBRACK, 1);
+      }
     }
   } else {
     n = not_an_expression(p);
