@@ -293,7 +293,7 @@ static void test_class_library(void) {
   load_fails("model m\n  LinTank t(h = 2);\nend m;\n", "set its start value with h(start = …)");
   load_fails("model m\n  LinTank t(h(stat = 2));\nend m;\n", "'stat' of 'h' is not an attribute");
   load_fails("model A\n  B b;\nend A;\nmodel B\n  A a;\nend B;\nmodel m\n  A x;\nend m;\n", "contains itself");
-  load_fails("model m\n  LinTank t;\nend m;\n", "input 't.qin' is not connected");
+  load_fails("model m\n  LinTank t;\nend m;\n", "m.mo:2:11: error: input 't.qin' (of class LinTank) is not connected");
   const char *bound = "model m\n  LinTank t(qin = 1, k = 2);\nend m;\n";
   if (!run_text(&r, bound, CDEVS_QSS3, 1e-8, 1e-12)) {
     if (run_to(&r, 1.0)) CHECK_NEAR(x_at(&r, 0, 1.0), 0.5 + 0.5 * exp(-2.0), 1e-7);
@@ -472,7 +472,7 @@ static void test_component_arrays(void) {
   static const bad_case bad[] = {
       {"  LinTank t[2, 2];\n", "an array of components has one dimension"},
       {"  LinTank t[2](aera = 1);\n", "class 'LinTank' has no element 'aera'"},
-      {"  LinTank t[2];\n", "input 't.qin[1]' is not connected"},
+      {"  LinTank t[2];\n", "m.mo:11:11: error: input 't.qin[1]' (of class LinTank) is not connected"},
   };
   char head[1024];
   snprintf(head, sizeof head, "%smodel m\n", tank_class);

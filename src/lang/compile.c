@@ -1014,9 +1014,13 @@ static int compile(comp *c, cdevs_mo *mo) {
         continue;
       }
       if (read[c->cidx[f]] && s->d->kind == D_INPUT) {
-        lang_error(c->d, s->d->line, s->d->col,
-                   "input '%s' is not connected: connect a component's output to it (connect(k.y, %s)) or "
-                   "give it an equation", mo->names[f], mo->names[f]);
+        /* Where it can be connected: at the component (the input's own line is in
+         * its class, perhaps in another file), else at the input. */
+        int inst = s->d->inst_line != 0;
+        lang_error(c->d, inst ? s->d->inst_line : s->d->line, inst ? s->d->inst_col : s->d->col,
+                   "input '%s'%s%s%s is not connected: connect an output to it (connect(k.y, %s)) or give it a "
+                   "value (%s)", mo->names[f], inst ? " (of class " : "", inst ? s->d->inst_class : "", inst ? ")" : "",
+                   mo->names[f], inst ? "a modifier of the component" : "an equation");
         free(read);
         return -1;
       }

@@ -36,6 +36,7 @@ typedef struct flat {
   const char *idx[32]; /* loop indices in scope while rewriting */
   int nidx;
   int oom, failed;
+  const decl *inst; /* the model's own component being expanded */
 } flat;
 
 /* ---- Helpers ------------------------------------------------------------------------ */
@@ -330,12 +331,16 @@ static void expand_decl(flat *f, const ast_model *k, const char *prefix, const d
       return;
     }
     node *own = rewrite_mods(f, k, prefix, d->mods);
+    const decl *outer = f->inst;
+    if (!outer) f->inst = d;
     expand(f, c, join(f, join(f, prefix, d->name), "."), merge_mods(f, mod, own));
+    f->inst = outer;
     return;
   }
   decl *nd = new_decl(f);
   if (!nd) return;
   *nd = *d;
+  if (f->inst) nd->inst_line = f->inst->line, nd->inst_col = f->inst->col, nd->inst_class = f->inst->block;
   nd->name = join(f, prefix, d->name);
   nd->dims = rewrite(f, k, prefix, d->dims);
   nd->value = rewrite(f, k, prefix, d->value);
@@ -422,6 +427,8 @@ static void expand_array(flat *f, const ast_model *k, const char *prefix, const 
     decl *nd = new_decl(f);
     if (!nd) return;
     *nd = *v;
+    const decl *owner = f->inst ? f->inst : d;
+    nd->inst_line = owner->line, nd->inst_col = owner->col, nd->inst_class = owner->block;
     nd->name = join(f, p, v->name);
     nd->dims = arena_get(f->a, sizeof *nd->dims);
     if (!nd->dims) {

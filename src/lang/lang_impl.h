@@ -147,6 +147,10 @@ typedef struct decl {
   node *start; /* start = expr (modifier) */
   const char *block; /* a library block type name for component instances, or NULL */
   node *mods;  /* component modifiers: list of Q_EQ (name = expr) */
+  /* A variable of a model component (flattened): where the outermost component is
+   * declared, in the model's own file (0: a variable of the model itself). */
+  int inst_line, inst_col;
+  const char *inst_class; /* that component's class */
 } decl;
 
 typedef struct annot {
