@@ -251,7 +251,7 @@ static void test_pwm_cross_sampler(void) {
   cdevs_cross_params cp = {0.0, 0, 7.0};
   cdevs_model *cr = cdevs_atomic_add(root, "cross", &cdevs_cross_ops, &cp);
   cdevs_model *cnt = cdevs_atomic_add(root, "count", &cdevs_counter_ops, NULL);
-  cdevs_sampler_params ex = {0.5, 1, 0}, nu = {0.5, 2, 1};
+  cdevs_sampler_params ex = {0.5, 1, 0, 0.0}, nu = {0.5, 2, 1, 0.0};
   cdevs_model *se = cdevs_atomic_add(root, "exact", &cdevs_sampler_ops, &ex);
   cdevs_model *sn2 = cdevs_atomic_add(root, "numerical", &cdevs_sampler_ops, &nu);
   cdevs_connect(root, s, "y", cr, "u");
@@ -298,6 +298,49 @@ static void test_pwm_cross_sampler(void) {
     CHECK_NEAR(row[1], v0 + tau * d1 + tau * tau * d2, 1e-9);
   }
   CHECK_EQ_INT(nmid, 18);
+  rig_free(&r);
+
+  /* The seed's SamplerTimeNumerical with its own width D (Beltrame & Cellier §4.2):
+   * slope (u - u(t-D))/D and curvature (u - 2u(t-D) + u(t-2D))/(2D²), the input D and
+   * 2D earlier (its first value before the start). Period 0.5 on sin(w t), D = 0.1 and
+   * 0.01; the recorder samples each polynomial at tk + 0.25. The slope's error against
+   * w·cos(w·tk) is that of a backward difference, about D/2·|u''|: ten times smaller
+   * for a ten times smaller D (the seed's footnote 5). */
+  root = rig_new(&r, 2, 0.0, 0.0);
+  s = cdevs_atomic_add(root, "s", &cdevs_sine_ops, &sn);
+  cdevs_sampler_params wide = {0.5, 2, 1, 0.1}, narrow = {0.5, 2, 1, 0.01};
+  cdevs_model *sw = cdevs_atomic_add(root, "wide", &cdevs_sampler_ops, &wide);
+  cdevs_model *snw = cdevs_atomic_add(root, "narrow", &cdevs_sampler_ops, &narrow);
+  cdevs_connect(root, s, "y", sw, "u");
+  cdevs_connect(root, s, "y", snw, "u");
+  cdevs_model *rmw = cdevs_atomic_add(root, "mid", &cdevs_recorder_ops, &mid);
+  cdevs_connect(root, sw, "y", rmw, "u0");
+  cdevs_connect(root, snw, "y", rmw, "u1");
+  RUN_OR_RETURN(r, 9.0);
+  const void *mw = cdevs_sim_state(r.sim, rmw);
+  double worst_fit = 0, slope_err[2] = {0, 0};
+  nmid = 0;
+  for (size_t i = 0; i < cdevs_recorder_rows(mw); i++) {
+    double tt = cdevs_recorder_row(mw, i, row);
+    double k = floor(tt / T + 1e-9), tk = k * T, tau = tt - tk;
+    if (fabs(tau - 0.25) > 1e-9 || k < 1) continue;
+    nmid++;
+    for (int c = 0; c < 2; c++) {
+      double D = c ? 0.01 : 0.1, v0 = sin(w * tk), v1 = sin(w * (tk - D)), v2 = sin(w * (tk - 2 * D));
+      double d1 = (v0 - v1) / D, d2 = (v0 - 2 * v1 + v2) / (2 * D * D);
+      /* The sine's segments are within 1e-9 of it: the differences within 2e-9/D,
+       * 4e-9/D² (times tau and tau²). */
+      worst_fit = fmax(worst_fit, fabs(row[c] - (v0 + tau * d1 + tau * tau * d2)) / (1e-9 + 2e-9 * tau / D +
+                                                                                     4e-9 * tau * tau / (2 * D * D)));
+      slope_err[c] = fmax(slope_err[c], fabs(d1 - w * cos(w * tk)));
+    }
+  }
+  printf("sampler width D: slope error %.3g (D = 0.1), %.3g (D = 0.01); fit within %.2g of its bound\n",
+         slope_err[0], slope_err[1], worst_fit);
+  CHECK_EQ_INT(nmid, 17);
+  CHECK(worst_fit <= 1.0);
+  CHECK(slope_err[0] <= 0.1 / 2 * w * w && slope_err[1] <= 0.01 / 2 * w * w);
+  CHECK(slope_err[1] < slope_err[0] / 5);
   rig_free(&r);
 }
 

@@ -216,14 +216,18 @@ extern const cdevs_atomic_ops cdevs_sample_hold_ops;
 /*
  * Sampler: every period (from t0) emits the input "u" as a polynomial of degree
  * `order` (0..2). exact: u's own coefficients. Numerical (the seed's
- * SamplerTimeNumerical): value, backward difference (u_k - u_{k-1})/T and
- * (u_k - 2u_{k-1} + u_{k-2})/(2T²) from the samples alone, as a sampler in front of
- * a system that only provides values would do.
+ * SamplerTimeNumerical, Beltrame & Cellier §4.2): the value u, the difference
+ * (u - u(t-D))/D and (u - 2u(t-D) + u(t-2D))/(2D²) (the seed's second difference over
+ * D², as a Taylor coefficient: halved), with u(t-D) the input D earlier (Modelica's
+ * delay(u, D): its first value before the start). width D = 0 takes the samples
+ * alone, D being the period, as a sampler in front of a system that only provides
+ * values would do.
  */
 typedef struct cdevs_sampler_params {
   double period;
   int order;
   int numerical;
+  double width; /* D (numerical only); 0: the period, from the samples */
 } cdevs_sampler_params;
 extern const cdevs_atomic_ops cdevs_sampler_ops;
 

@@ -9,6 +9,7 @@
  * the derivatives decide the side, so a crossing is never found twice.
  */
 #include <math.h>
+#include <string.h>
 
 #include "cdevs/continuous.h"
 #include "qss/crossing.h"
@@ -31,6 +32,11 @@ typedef struct hyb_state {
   double hist[3];  /* sampler: the last samples, newest first */
   int nhist;
   int started;     /* quantizer: its first level has been announced */
+  /* Sampler with a width D: the input's segments (each from its event on) over the
+   * last 2D and the one before, oldest first. */
+  const cdevs_alloc *alloc;
+  cdevs__sig *seg;
+  uint32_t nseg, capseg;
 } hyb_state;
 
 static const cdevs_port_def u_in[] = {{"u", CDEVS_TAYLOR}, {NULL, CDEVS_ANY}};
@@ -506,10 +512,27 @@ static void sh_int(cdevs_ctx *cx, void *state) {
   s->sigma = INFINITY;
 }
 
+/* The input at x <= now from the segments (its first value before the first). */
+static double seg_at(const hyb_state *s, double x) {
+  if (!s->nseg) return cdevs__sig_eval(&s->u[0], x);
+  uint32_t i = s->nseg;
+  while (i > 1 && s->seg[i - 1].t > x) i--;
+  const cdevs__sig *g = &s->seg[i - 1];
+  return g->t > x ? g->c[0] : cdevs__sig_eval(g, x);
+}
+
 static void sampler_take(hyb_state *s, double t) {
   int order = (int)s->p[1];
-  double T = s->p[0], c[4];
+  double T = s->p[0], c[4], D = s->p[3];
   cdevs__sig_at(&s->u[0], t, c);
+  if (s->p[2] != 0.0 && D > 0.0) { /* the seed's delays: u(t - D), u(t - 2D) */
+    double v0 = c[0], d1 = seg_at(s, t - D), d2 = seg_at(s, t - 2.0 * D);
+    set_const_output(s, v0);
+    if (order >= 1) s->y[1] = (v0 - d1) / D;
+    if (order >= 2) s->y[2] = (v0 - 2.0 * d1 + d2) / (2.0 * D * D);
+    s->yorder = order;
+    return;
+  }
   if (s->p[2] == 0.0) {
     for (int k = 0; k < 4; k++) s->y[k] = k <= order && k <= s->u[0].order ? c[k] : 0.0;
   } else {
@@ -527,10 +550,15 @@ static void sampler_take(hyb_state *s, double t) {
 static int sampler_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_sampler_params *p = arg;
   hyb_state *s = state;
-  s->p[0] = p->period, s->p[1] = p->order, s->p[2] = p->numerical ? 1.0 : 0.0;
+  s->p[0] = p->period, s->p[1] = p->order, s->p[2] = p->numerical ? 1.0 : 0.0, s->p[3] = p->width;
   s->origin = cdevs_ctx_time(cx);
+  s->alloc = cdevs_ctx_alloc(cx);
   if (!(p->period > 0.0) || !isfinite(p->period) || p->order < 0 || p->order > 2) {
     cdevs_ctx_fail(cx, "sampler needs period > 0 and order 0..2");
+    return CDEVS_EINVAL;
+  }
+  if (!(p->width >= 0.0) || !isfinite(p->width)) {
+    cdevs_ctx_fail(cx, "sampler needs width >= 0 (0: the period)");
     return CDEVS_EINVAL;
   }
   hyb_start(s);
@@ -549,6 +577,28 @@ static void sampler_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x
   hyb_state *s = state;
   double t = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) cdevs__sig_set(&s->u[0], x->events[i].value, t);
+  if (s->p[2] != 0.0 && s->p[3] > 0.0) { /* keep the segment, drop those before t - 2D's */
+    uint32_t drop = 0;
+    while (drop + 1 < s->nseg && s->seg[drop + 1].t <= t - 2.0 * s->p[3]) drop++;
+    if (drop) {
+      memmove(s->seg, s->seg + drop, (s->nseg - drop) * sizeof *s->seg);
+      s->nseg -= drop;
+    }
+    if (s->nseg && s->seg[s->nseg - 1].t == t) {
+      s->seg[s->nseg - 1] = s->u[0]; /* a second event at one instant replaces the first */
+    } else {
+      if (s->nseg == s->capseg) {
+        uint32_t cap = s->capseg ? 2 * s->capseg : 16;
+        cdevs__sig *g = s->alloc->realloc(s->alloc->ud, s->seg, s->capseg * sizeof *g, cap * sizeof *g);
+        if (!g) {
+          cdevs_ctx_fail(cx, "sampler: out of memory for the input's history");
+          return;
+        }
+        s->seg = g, s->capseg = cap;
+      }
+      s->seg[s->nseg++] = s->u[0];
+    }
+  }
   s->sigma -= e;
   /* The input changed at the instant of the last sample (a zero-time cascade):
    * sample again, so the instant's sample holds the settled value. */
@@ -670,7 +720,22 @@ HYB_OPS(cdevs_quantizer_ops, "Quantizer", sizeof(cdevs_quantizer_params), u_in, 
 HYB_OPS(cdevs_switch_ops, "Switch", sizeof(cdevs_switch_params), sw_in, switch_init, hyb_output,
         switch_ext, switch_int);
 HYB_OPS(cdevs_sample_hold_ops, "SampleHold", 0, sh_in, sh_init, hyb_output, sh_ext, sh_int);
-HYB_OPS(cdevs_sampler_ops, "Sampler", sizeof(cdevs_sampler_params), u_in, sampler_init,
-        sampler_output, sampler_ext, sampler_int);
+static void sampler_fini(void *state) {
+  hyb_state *s = state;
+  if (s->seg) s->alloc->realloc(s->alloc->ud, s->seg, s->capseg * sizeof *s->seg, 0);
+}
+
+const cdevs_atomic_ops cdevs_sampler_ops = {.type = "Sampler",
+                                            .state_size = sizeof(hyb_state),
+                                            .arg_size = sizeof(cdevs_sampler_params),
+                                            .inputs = u_in,
+                                            .in_drivers = u_in_drivers,
+                                            .outputs = y_out,
+                                            .init = sampler_init,
+                                            .ta = hyb_ta,
+                                            .output = sampler_output,
+                                            .delta_int = sampler_int,
+                                            .delta_ext = sampler_ext,
+                                            .fini = sampler_fini};
 HYB_OPS(cdevs_pwm_ops, "PWM", sizeof(cdevs_pwm_params), pwm_in, pwm_init, hyb_output, pwm_ext,
         pwm_int);

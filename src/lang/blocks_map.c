@@ -44,7 +44,8 @@ static const lang_param sat_p[] = {P(cdevs_saturation_params, lo, LP_REAL), P(cd
 static const lang_param quant_p[] = {P(cdevs_quantizer_params, quantum, LP_REAL),
                                      P(cdevs_quantizer_params, hysteresis, LP_REAL), {0}};
 static const lang_param sampler_p[] = {P(cdevs_sampler_params, period, LP_REAL), P(cdevs_sampler_params, order, LP_INT),
-                                       P(cdevs_sampler_params, numerical, LP_INT), {0}};
+                                       P(cdevs_sampler_params, numerical, LP_INT), P(cdevs_sampler_params, width, LP_REAL),
+                                       {0}};
 static const lang_param none_p[] = {{0}};
 
 static const lang_block blocks[] = {
