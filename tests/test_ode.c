@@ -36,14 +36,14 @@ static int ode_start(run *r, const char *text, const char *file, cdevs_qss_metho
 typedef struct changes {
   uint32_t atomic;
   int port, n;
-  double last, t[64];
+  double last, t[256];
 } changes;
 
 static void on_change(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
   changes *c = ud;
   if (atomic != c->atomic || port != c->port) return;
   double x = cdevs_value_eval(v, 0);
-  if (x != c->last && c->last == c->last && c->n < 64) c->t[c->n++] = t;
+  if (x != c->last && c->last == c->last && c->n < 256) c->t[c->n++] = t;
   c->last = x;
 }
 
@@ -287,6 +287,31 @@ static void test_zeno(void) {
   }
 }
 
+/* A when condition on a fast function of time beside a slow state: sin(100·time) > 0
+ * rises at t = 2πk/100, k = 1 .. floor(1000/2π) = 159 in [0, 10]. CVODE's steps follow
+ * x' = -x, and without a cap on them it stepped over 8 of the 159. */
+static void test_fast_time_condition(void) {
+  const char *text = "model m\n  Real x(start = 1);\n  discrete Real n(start = 0);\nequation\n  der(x) = -x;\n"
+                     "algorithm\n  when sin(100 * time) > 0 then\n    n := n + 1;\n  end when;\n"
+                     "  annotation(experiment(StopTime = 10, MMO_Output = {x, n}));\nend m;\n";
+  static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM};
+  const int want = (int)floor(1000.0 / (2 * M_PI));
+  for (int mi = 0; mi < 2; mi++) {
+    run r;
+    changes c;
+    if (ode_start(&r, text, NULL, ms[mi], 1e-6, 1e-9)) continue;
+    if (!watch(&r, "n", &c, 10.0)) {
+      CHECK_EQ_INT(c.n, want);
+      double worst = 0;
+      for (int k = 0; k < c.n; k++) worst = fmax(worst, fabs(c.t[k] - 2 * M_PI * (k + 1) / 100));
+      printf("sin(100 t) > 0 under %s: %d events (derived %d), worst |dt| %.3g\n", cdevs_qss_method_name(ms[mi]), c.n,
+             want, worst);
+      CHECK(worst < 1e-6);
+    }
+    run_close(&r);
+  }
+}
+
 int main(void) {
   test_bball();
   test_thermostat();
@@ -296,5 +321,6 @@ int main(void) {
   test_mixed_circuits();
   test_handler_jumps();
   test_zeno();
+  test_fast_time_condition();
   return check_report("test_ode");
 }

@@ -12,6 +12,9 @@
  * of the step's interpolant at t, and the next transition is at t' (or at a root
  * CVODE found before it, where the handlers run and CVODE restarts).
  */
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 #include "cdevs/ode.h"
 
 #include <math.h>
@@ -61,6 +64,8 @@ typedef struct cv_state {
    * states, 0 for those of time and discretes alone. zlast, zshrink: the Zeno watch
    * (as the QSS system's). */
   int8_t *zsign;
+  uint8_t *ztime; /* the function varies in time beyond a line, the states held (sin(100·time)) */
+  int any_ztime;
   double *zh, (*zlast)[2];
   uint32_t *zshrink;
   cdevs__crand rng; /* rand() in handlers: the stream where the initial algorithm left it */
@@ -239,6 +244,30 @@ static int outputs_at(cdevs_ctx *cx, cv_state *s, double t) {
   return 0;
 }
 
+/* The longest step that cannot step over two crossings of a function of time:
+ * CVODE sees a root only where the function's sign differs at the ends of a step,
+ * and its steps follow the states, not the function (when sin(100·time) > 0 beside a
+ * slow state lost 8 of 159 events). A quarter of the function's local period, 2π/ω,
+ * with ω² estimated from its series in time at t (the states held) as a sinusoid's:
+ * 6|c3|/|c1| near a zero, 2|c2|/|c0| near a peak. INFINITY without such functions. */
+static double step_cap(cv_state *s, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  if (!s->any_ztime) return INFINITY;
+  load(s, t, NV_DATA_S(s->y), NULL, NULL);
+  if (eval_algs(s, t, 3)) return INFINITY; /* (the step reports it) */
+  bc_env env = env_at(s, t, NULL);
+  double cap = INFINITY;
+  for (uint32_t z = 0; z < sp->n_cross; z++) {
+    double c[4];
+    if (!s->ztime[z] || cdevs__bc_eval(&sp->cross[z].f, &env, 3, c, s->stack)) continue;
+    double w2 = 0.0, tiny = 1e-300;
+    if (fabs(c[1]) > tiny) w2 = fmax(w2, 6.0 * fabs(c[3]) / fabs(c[1]));
+    if (fabs(c[0]) > tiny) w2 = fmax(w2, 2.0 * fabs(c[2]) / fabs(c[0]));
+    if (w2 > 0.0 && isfinite(w2)) cap = fmin(cap, 0.5 * M_PI / sqrt(w2));
+  }
+  return cap;
+}
+
 /* One CVODE step from t: the next transition at its end (or a root before it), the
  * outputs at t. */
 static int step(cdevs_ctx *cx, cv_state *s, double t) {
@@ -251,6 +280,7 @@ static int step(cdevs_ctx *cx, cv_state *s, double t) {
   }
   double tret = t;
   s->err[0] = 0;
+  if (s->any_ztime) CVodeSetMaxStep(s->mem, step_cap(s, t) < INFINITY ? step_cap(s, t) : 0.0);
   int flag = CVode(s->mem, isfinite(s->t_end) ? s->t_end : t + 1.0, s->y, &tret, CV_ONE_STEP);
   if (flag < 0) {
     fail(cx, s, flag, tret);
@@ -476,12 +506,24 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->roots = calloc(nz ? nz : 1, sizeof *s->roots);
   s->out = calloc(sp->n_out ? sp->n_out : 1, sizeof *s->out);
   s->zsign = calloc(nz ? nz : 1, sizeof *s->zsign);
+  s->ztime = calloc(nz ? nz : 1, 1);
   s->zh = calloc(nz ? nz : 1, sizeof *s->zh);
   s->zlast = calloc(nz ? nz : 1, sizeof *s->zlast);
   s->zshrink = calloc(nz ? nz : 1, sizeof *s->zshrink);
   if (!s->v || !s->alg || !s->disc || !s->pre || !s->stack || !s->roots || !s->out || !s->zsign || !s->zh ||
-      !s->zlast || !s->zshrink)
+      !s->zlast || !s->zshrink || !s->ztime)
     return CDEVS_ENOMEM;
+  { /* Degrees in time alone (the states held): algebraics in their order, then crossings. */
+    uint8_t *adeg = calloc(sp->n_algs ? sp->n_algs : 1, 1);
+    int *st = calloc(depth, sizeof *st);
+    if (!adeg || !st) return free(adeg), free(st), CDEVS_ENOMEM;
+    for (uint32_t g = 0; g < sp->n_algs; g++) adeg[g] = (uint8_t)cdevs__bc_degree(&sp->alg[g], 0, 4, adeg, st);
+    for (uint32_t z = 0; z < nz; z++) {
+      s->ztime[z] = sp->cross[z].sample_interval == 0.0 && cdevs__bc_degree(&sp->cross[z].f, 0, 4, adeg, st) >= 2;
+      s->any_ztime |= s->ztime[z];
+    }
+    free(adeg), free(st);
+  }
   s->zeno_continue = a->zeno_continue;
   for (uint32_t z = 0; z < nz; z++) {
     const bc_code *f = &sp->cross[z].f;
@@ -548,7 +590,7 @@ static void cv_fini(void *state) {
   if (s->mem) CVodeFree(&s->mem);
   if (s->ctx) SUNContext_Free(&s->ctx);
   free(s->v), free(s->alg), free(s->disc), free(s->pre), free(s->stack), free(s->roots), free(s->out);
-  free(s->zsign), free(s->zh), free(s->zlast), free(s->zshrink);
+  free(s->zsign), free(s->zh), free(s->zlast), free(s->zshrink), free(s->ztime);
 }
 
 static double cv_ta(const void *state) {
