@@ -694,7 +694,9 @@ static void pwm_int(cdevs_ctx *cx, void *state) {
   if (s->sigma == 0.0 && s->to == s->side) s->emit = 0;
 }
 
-#define HYB_OPS(sym, tname, params, in, initfn, outfn, extfn, intfn)                         \
+/* The hybrid blocks' operations tables (finifn: NULL, or the sampler's, which frees
+ * its input's history). */
+#define HYB_OPS_FINI(sym, tname, params, in, initfn, outfn, extfn, intfn, finifn)            \
   const cdevs_atomic_ops sym = {.type = tname,                                                \
                                 .state_size = sizeof(hyb_state),                              \
                                 .arg_size = params,                                           \
@@ -705,7 +707,10 @@ static void pwm_int(cdevs_ctx *cx, void *state) {
                                 .ta = hyb_ta,                                                 \
                                 .output = outfn,                                              \
                                 .delta_int = intfn,                                           \
-                                .delta_ext = extfn}
+                                .delta_ext = extfn,                                           \
+                                .fini = finifn}
+#define HYB_OPS(sym, tname, params, in, initfn, outfn, extfn, intfn) \
+  HYB_OPS_FINI(sym, tname, params, in, initfn, outfn, extfn, intfn, NULL)
 
 HYB_OPS(cdevs_cross_ops, "CrossDetect", sizeof(cdevs_cross_params), u_in, cross_init, hyb_output,
         cross_ext, cross_int);
@@ -725,17 +730,7 @@ static void sampler_fini(void *state) {
   if (s->seg) s->alloc->realloc(s->alloc->ud, s->seg, s->capseg * sizeof *s->seg, 0);
 }
 
-const cdevs_atomic_ops cdevs_sampler_ops = {.type = "Sampler",
-                                            .state_size = sizeof(hyb_state),
-                                            .arg_size = sizeof(cdevs_sampler_params),
-                                            .inputs = u_in,
-                                            .in_drivers = u_in_drivers,
-                                            .outputs = y_out,
-                                            .init = sampler_init,
-                                            .ta = hyb_ta,
-                                            .output = sampler_output,
-                                            .delta_int = sampler_int,
-                                            .delta_ext = sampler_ext,
-                                            .fini = sampler_fini};
+HYB_OPS_FINI(cdevs_sampler_ops, "Sampler", sizeof(cdevs_sampler_params), u_in, sampler_init, sampler_output,
+             sampler_ext, sampler_int, sampler_fini);
 HYB_OPS(cdevs_pwm_ops, "PWM", sizeof(cdevs_pwm_params), pwm_in, pwm_init, hyb_output, pwm_ext,
         pwm_int);
