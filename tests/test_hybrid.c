@@ -303,6 +303,64 @@ static void test_class_library(void) {
   remove(path), remove(bad), rmdir(dir);
 }
 
+/* Which class a name means: a library file's own helper classes before the model's
+ * classes of the same name (Pipe.mo's Valve, k = 2, not the model's, k = 100); a
+ * qualified name and a plain one read different files (Lib.Decay: k = 3, Decay: k =
+ * 1); a file read once however many components use it (40 Lib.Decay: once). And
+ * modifiers merged at every depth: r(q(t(area = 9))) over Pair's t(k = 7). Each
+ * state decays as e^{-k t / area}, read at t = 1. */
+static void test_class_scoping(void) {
+  char dir[] = "/tmp/cdevs_scopeXXXXXX", path[400];
+  if (!mkdtemp(dir)) {
+    check_failed++;
+    return;
+  }
+  static const char *const files[][2] = {
+      {"Lib", NULL},
+      {"Lib/Decay.mo", "model Decay\n  parameter Real k = 3;\n  Real x(start = 1);\nequation\n  der(x) = -k * x;\nend Decay;\n"},
+      {"Decay.mo", "model Decay\n  parameter Real k = 1;\n  Real x(start = 1);\nequation\n  der(x) = -k * x;\nend Decay;\n"},
+      {"Pipe.mo", "model Valve\n  parameter Real k = 2;\nend Valve;\nmodel Pipe\n  Valve v;\n  Real x(start = 1);\n"
+                  "equation\n  der(x) = -v.k * x;\nend Pipe;\n"},
+  };
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+    if (!files[i][1]) {
+      CHECK(mkdir(path, 0700) == 0);
+      continue;
+    }
+    FILE *f = fopen(path, "w");
+    if (f) fputs(files[i][1], f), fclose(f);
+  }
+  setenv("CDEVS_PATH", dir, 1);
+  char text[4096];
+  int n = snprintf(text, sizeof text,
+                   "model Valve\n  parameter Real k = 100;\nend Valve;\n"
+                   "model Tk\n  parameter Real area = 1, k = 1;\n  Real h(start = 1);\nequation\n  der(h) = -k * h / area;\n"
+                   "end Tk;\nmodel Pair\n  Tk t(k = 7);\nend Pair;\nmodel Triple\n  Pair q;\nend Triple;\n"
+                   "model m\n  Lib.Decay a;\n  Decay b;\n  Pipe p;\n  Triple r(q(t(area = 9)));\n");
+  for (int i = 0; i < 40; i++) n += snprintf(text + n, sizeof text - (size_t)n, "  Lib.Decay d%d;\n", i);
+  snprintf(text + n, sizeof text - (size_t)n, "  annotation(experiment(MMO_Output = {a.x, b.x, p.x, r.q.t.h, d39.x}));\nend m;\n");
+  run r;
+  probe p;
+  if (run_probed(&r, &p, text, CDEVS_QSS3, 1e-9, 1e-12, 1.0, -1)) {
+    CHECK_NEAR(probe_at(&p, "a.x", 1.0), exp(-3.0), 1e-8);
+    CHECK_NEAR(probe_at(&p, "b.x", 1.0), exp(-1.0), 1e-8);
+    CHECK_NEAR(probe_at(&p, "p.x", 1.0), exp(-2.0), 1e-8);
+    CHECK_NEAR(probe_at(&p, "r.q.t.h", 1.0), exp(-7.0 / 9.0), 1e-8);
+    CHECK_NEAR(probe_at(&p, "d39.x", 1.0), exp(-3.0), 1e-8);
+    run_close(&r);
+  }
+  /* A component takes modifiers, not a value; an element is modified once. */
+  load_fails("model m\n  Decay t = 3;\nend m;\n", "m.mo:2:9: error: 't' is a component: give it modifiers");
+  load_fails("model m\n  Decay t(k = 2, k = 3);\nend m;\n", "m.mo:2:18: error: 'k' is modified twice");
+  unsetenv("CDEVS_PATH");
+  for (size_t i = sizeof files / sizeof files[0]; i-- > 0;) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+    remove(path);
+  }
+  rmdir(dir);
+}
+
 /* The HYSDEL paper's two-mode system (examples/hysdel): its mode switches against
  * the closed forms of each mode (hysdel_switches, tests/mo_run.h). */
 static void test_hysdel(void) {
@@ -489,6 +547,7 @@ int main(void) {
   test_connection_errors();
   test_model_classes();
   test_class_library();
+  test_class_scoping();
   test_hysdel();
   test_pre();
   test_algorithm_statements();

@@ -29,7 +29,10 @@ typedef struct flat {
   lang_diag *d;
   lang_arena *a;
   ast_model *out;
-  const ast_model *lib[MAX_LIB_CLASSES]; /* classes read from other files */
+  /* Classes read from other files, by the type name they were read for (Lib.Tank:
+   * Lib/Tank.mo's class); the other classes of such a file are found only from it. */
+  const ast_model *lib[MAX_LIB_CLASSES];
+  const char *lib_name[MAX_LIB_CLASSES];
   int nlib;
   const ast_model *stack[MAX_NESTING]; /* the classes being expanded, outermost first */
   int depth;
@@ -209,13 +212,23 @@ static const ast_model *load_class(flat *f, const char *dir, size_t dirlen, cons
   size_t len;
   char *text = lang_read_file(path, f->d->out, &len);
   lang_src *src = arena_get(f->a, sizeof *src);
-  if (!text || !src || arena_own(f->a, text) || arena_own(f->a, path)) {
-    if (text && src) f->oom = 1;
-    if (!text) f->d->errors++; /* (lang_read_file has said why) */
+  char *kept = src ? arena_get(f->a, strlen(path) + 1) : NULL;
+  if (!text || !kept || arena_own(f->a, text)) {
+    if (text && kept) { /* past the arena's buffers: a file too many */
+      lang_error(f->d, at->line, at->col, "'%s': a model may read classes from at most %d files", type,
+                 LANG_MAX_FILES - 1);
+    } else if (text) {
+      f->oom = 1;
+    } else {
+      f->d->errors++; /* (lang_read_file has said why) */
+    }
     free(text), free(path);
     f->failed = 1;
     return NULL;
   }
+  strcpy(kept, path);
+  free(path);
+  path = kept;
   *src = (lang_src){path, text, len};
   int file = f->d->nfiles++;
   f->d->files[file] = src;
@@ -231,20 +244,26 @@ static const ast_model *load_class(flat *f, const char *dir, size_t dirlen, cons
   }
   const char *base = strrchr(type, '.') ? strrchr(type, '.') + 1 : type;
   if (strcmp(m->name, base) != 0) {
+    const lang_src *from = LANG_FILE(at->line) ? f->d->files[LANG_FILE(at->line)] : f->d->src;
     lang_error(f->d, m->line, m->col, "this file is read for the class '%s' (line %d of %s) but defines '%s'", base,
-               LANG_LINE(at->line), f->d->src->path, m->name);
+               LANG_LINE(at->line), from->path, m->name);
     f->failed = 1;
     return NULL;
   }
-  for (size_t i = 0; i <= m->nclasses && f->nlib < MAX_LIB_CLASSES; i++)
-    f->lib[f->nlib++] = i < m->nclasses ? m->classes[i] : m;
+  if (f->nlib < MAX_LIB_CLASSES) f->lib_name[f->nlib] = type, f->lib[f->nlib++] = m;
   return m;
 }
 
-/* The class named type, for the component declared at `at`; NULL after a message. */
-static const ast_model *find_class(flat *f, const char *type, const decl *at) {
-  const ast_model *k = class_in((const ast_model *const *)f->top->classes, f->top->nclasses, type);
-  if (!k) k = class_in(f->lib, (size_t)f->nlib, type);
+/* The class named type, for the component declared at `at` in class from: the
+ * classes of from's own file first, then those of the model's file, then the classes
+ * read for that same name, then a file on the search path; NULL after a message. */
+static const ast_model *find_class(flat *f, const ast_model *from, const char *type, const decl *at) {
+  const ast_model *top = from->file_top ? from->file_top : from, *k = NULL;
+  if (!strcmp(top->name, type) && top != f->top) k = top;
+  if (!k) k = class_in((const ast_model *const *)top->classes, top->nclasses, type);
+  if (!k) k = class_in((const ast_model *const *)f->top->classes, f->top->nclasses, type);
+  for (int i = 0; !k && i < f->nlib; i++)
+    if (!strcmp(f->lib_name[i], type)) k = f->lib[i];
   if (k) return k;
   /* The model's folder, then CDEVS_PATH's. */
   const char *slash = strrchr(f->path, '/');
@@ -278,11 +297,13 @@ static const ast_model *find_class(flat *f, const char *type, const decl *at) {
 
 /* ---- Expansion -------------------------------------------------------------------- */
 
+static const char *mod_name(const node *m) { return m->kind == Q_EQ ? m->kid[0]->name : m->name; }
+
 /* The modifier of mods (a list of name = e and name(…)) for name, or NULL. */
 static const node *find_mod(const node *mods, const char *name, int *index) {
   for (int i = 0; mods && i < mods->nkid; i++) {
     const node *m = mods->kid[i];
-    const char *n = m->kind == Q_EQ ? m->kid[0]->name : m->name;
+    const char *n = mod_name(m);
     if (n && !strcmp(n, name)) {
       *index = i;
       return m;
@@ -300,13 +321,54 @@ static node *merge_mods(flat *f, const node *outer, node *inner) {
   if (!r) return f->oom = 1, inner;
   *r = *outer;
   r->kid = NULL, r->nkid = 0;
-  for (int i = 0; i < outer->nkid; i++) add_item(f, r, outer->kid[i]);
+  /* Outer's entries, each merged with inner's of the same name when both modify a
+   * component (tank(area = 9) over tank(k = 7): both), then inner's others. */
+  for (int i = 0; i < outer->nkid; i++) {
+    const node *o = outer->kid[i];
+    int at;
+    const node *m = o->kind == N_LIST ? find_mod(inner, o->name, &at) : NULL;
+    add_item(f, r, m && m->kind == N_LIST ? merge_mods(f, o, (node *)(uintptr_t)m) : (node *)(uintptr_t)o);
+  }
   for (int i = 0; i < inner->nkid; i++) {
     const node *m = inner->kid[i];
     int at;
-    if (!find_mod(outer, m->kind == Q_EQ ? m->kid[0]->name : m->name, &at)) add_item(f, r, inner->kid[i]);
+    if (!find_mod(outer, mod_name(m), &at)) add_item(f, r, inner->kid[i]);
   }
   return r;
+}
+
+/* Class c's modifiers from outside, once the declarations have taken theirs (used):
+ * each names an element of c, once. Located errors; 0 if all is well. */
+static int check_mods(flat *f, const ast_model *c, const node *mods, const uint8_t *used) {
+  for (int i = 0; mods && i < mods->nkid && i < 256; i++) {
+    const node *m = mods->kid[i];
+    const char *n = mod_name(m);
+    for (int j = 0; j < i; j++)
+      if (!strcmp(mod_name(mods->kid[j]), n)) {
+        lang_error(f->d, m->line, m->col, "'%s' is modified twice", n);
+        return f->failed = 1, -1;
+      }
+    if (used[i]) continue;
+    const char *cands[64];
+    size_t nc = 0;
+    for (size_t j = 0; j < c->ndecls && nc < 64; j++) cands[nc++] = c->decls[j].name;
+    const char *hint = lang_suggest(n, cands, nc);
+    lang_error(f->d, m->line, m->col, "class '%s' has no element '%s'%s%s%s", c->name, n,
+               hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+    return f->failed = 1, -1;
+  }
+  return 0;
+}
+
+/* A component of class or block type d takes modifiers, not a value: 0, or -1 after a
+ * located error. */
+static int component_ok(flat *f, const decl *d, const node *mod) {
+  if (!d->value && !(mod && mod->kind == Q_EQ)) return 0;
+  int line = mod && mod->kind == Q_EQ ? mod->line : d->line, col = mod && mod->kind == Q_EQ ? mod->col : d->col;
+  lang_error(f->d, line, col, "'%s' is a component: give it modifiers, %s(name = value), not a value", d->name,
+             d->name);
+  f->failed = 1;
+  return -1;
 }
 
 static void expand(flat *f, const ast_model *k, const char *prefix, const node *mods);
@@ -318,16 +380,11 @@ static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod);
  * = e or name(…), already in the flat model's names), or NULL. */
 static void expand_decl(flat *f, const ast_model *k, const char *prefix, const decl *d, const node *mod) {
   if (is_class_type(d)) {
-    const ast_model *c = find_class(f, d->block, d);
+    if (component_ok(f, d, mod)) return;
+    const ast_model *c = find_class(f, k, d->block, d);
     if (!c) return;
     if (d->dims) {
       expand_array(f, k, prefix, d, c, mod);
-      return;
-    }
-    if (mod && mod->kind == Q_EQ) {
-      lang_error(f->d, mod->line, mod->col, "'%s' is a component: give it modifiers, %s(name = value)", d->name,
-                 d->name);
-      f->failed = 1;
       return;
     }
     node *own = rewrite_mods(f, k, prefix, d->mods);
@@ -348,12 +405,7 @@ static void expand_decl(flat *f, const ast_model *k, const char *prefix, const d
   nd->mods = rewrite_mods(f, k, prefix, d->mods);
   if (!mod) return;
   if (d->block) { /* a library block: its parameters */
-    if (mod->kind == Q_EQ) {
-      lang_error(f->d, mod->line, mod->col, "'%s' is a component: give it modifiers, %s(name = value)", d->name,
-                 d->name);
-      f->failed = 1;
-      return;
-    }
+    if (component_ok(f, d, mod)) return;
     nd->mods = merge_mods(f, mod, nd->mods);
     return;
   }
@@ -412,11 +464,6 @@ static void expand_array(flat *f, const ast_model *k, const char *prefix, const 
       f->failed = 1;
       return;
     }
-  if (mod && mod->kind == Q_EQ) {
-    lang_error(f->d, mod->line, mod->col, "'%s' is a component: give it modifiers, %s(name = value)", d->name, d->name);
-    f->failed = 1;
-    return;
-  }
   const char *p = join(f, join(f, prefix, d->name), ".");
   const char *elem = join(f, "#", p); /* the loop index: no name a model can write */
   node *n = rewrite(f, k, prefix, d->dims->kid[0]);
@@ -445,13 +492,7 @@ static void expand_array(flat *f, const ast_model *k, const char *prefix, const 
     if (at >= 0 && at < 256) used[at] = 1;
     if (m) apply_mod(f, v, nd, m);
   }
-  for (int i = 0; mods && i < mods->nkid && i < 256 && !f->failed; i++)
-    if (!used[i]) {
-      const node *m = mods->kid[i];
-      lang_error(f->d, m->line, m->col, "class '%s' has no element '%s'", c->name,
-                 m->kind == Q_EQ ? m->kid[0]->name : m->name);
-      f->failed = 1;
-    }
+  if (!f->failed) (void)check_mods(f, c, mods, used);
   for (int sec = 0; sec < 3 && !f->failed && !f->oom; sec++) {
     const node *from = sec == 0 ? c->equations : sec == 1 ? c->algorithms : c->initial;
     node *to = sec == 0 ? f->out->equations : sec == 1 ? f->out->algorithms : f->out->initial;
@@ -500,18 +541,7 @@ static void expand(flat *f, const ast_model *k, const char *prefix, const node *
     if (at >= 0 && at < 256) used[at] = 1;
     expand_decl(f, k, prefix, &k->decls[i], mod);
   }
-  for (int i = 0; mods && i < mods->nkid && i < 256 && !f->failed; i++) {
-    if (used[i]) continue;
-    const node *m = mods->kid[i];
-    const char *n = m->kind == Q_EQ ? m->kid[0]->name : m->name;
-    const char *cands[64];
-    size_t nc = 0;
-    for (size_t j = 0; j < k->ndecls && nc < 64; j++) cands[nc++] = k->decls[j].name;
-    const char *hint = lang_suggest(n, cands, nc);
-    lang_error(f->d, m->line, m->col, "class '%s' has no element '%s'%s%s%s", k->name, n,
-               hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
-    f->failed = 1;
-  }
+  if (!f->failed) (void)check_mods(f, k, mods, used);
   for (int s = 0; s < 3 && !f->failed && !f->oom; s++) {
     const node *from = s == 0 ? k->equations : s == 1 ? k->algorithms : k->initial;
     node *to = s == 0 ? f->out->equations : s == 1 ? f->out->algorithms : f->out->initial;

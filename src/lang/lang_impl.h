@@ -175,6 +175,7 @@ typedef struct ast_model {
   /* The classes defined before it in its file (a file's last class is its model). */
   struct ast_model **classes;
   size_t nclasses;
+  const struct ast_model *file_top; /* its file's last class (whose classes are its siblings) */
 } ast_model;
 
 /* Everything parsed lives in one arena, freed at once. */
@@ -186,7 +187,8 @@ void *arena_get(lang_arena *a, size_t size);
 decl *model_new_decl(lang_arena *a, ast_model *m);
 /* Adds kid to n's children (from a); -1 when out of memory. */
 int node_append(lang_arena *a, node *n, node *kid);
-/* p (malloc'd) is freed with the arena; -1 (p not taken) past LANG_MAX_FILES. */
+/* p (malloc'd) is freed with the arena; -1 (p not taken) past LANG_MAX_FILES (one a
+ * file: its text). */
 int arena_own(lang_arena *a, void *p);
 
 /* Parses src, file `file` of d's (0: the model's own), into m, its last class, with

@@ -1041,5 +1041,7 @@ int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, int file, ast_m
   }
   m->classes = classes;
   m->nclasses = n;
+  m->file_top = m;
+  for (size_t i = 0; i < n; i++) classes[i]->file_top = m;
   return d->errors - errors0;
 }
