@@ -380,9 +380,8 @@ static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod);
  * = e or name(…), already in the flat model's names), or NULL. */
 static void expand_decl(flat *f, const ast_model *k, const char *prefix, const decl *d, const node *mod) {
   if (is_class_type(d)) {
-    if (component_ok(f, d, mod)) return;
     const ast_model *c = find_class(f, k, d->block, d);
-    if (!c) return;
+    if (!c || component_ok(f, d, mod)) return;
     if (d->dims) {
       expand_array(f, k, prefix, d, c, mod);
       return;
