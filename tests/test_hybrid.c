@@ -431,6 +431,31 @@ static void test_algorithm_statements(void) {
       {"  d := 2;\n", "'d' is discrete (set it in a when clause)"},
   };
   fails_each(head, "equation\n  der(x) = -x;\nend m;\n", bad, sizeof bad / sizeof bad[0]);
+  /* A comprehension reads what the section assigned before it (z = sum of y = 1 over
+   * two terms: 2, not the later y = 5), and an outer loop's index as a number
+   * (w[j] = sum(j·i, i = 1..2) = 3j); when clauses in nested loops are when clauses
+   * (n[i, j] counts x falling through 0.5 + 0.1·(i + j)). */
+  const char *more =
+      "model m\n  Real x(start = 1), y, z, w[2];\n  discrete Real n[2, 2];\nequation\n  der(x) = -1;\n"
+      "algorithm\n  y := 1;\n  z := sum(y for i in 1:2);\n  y := 5;\n"
+      "  for j in 1:2 loop\n    w[j] := sum(j * i for i in 1:2);\n  end for;\n"
+      "  for i in 1:2 loop\n    for j in 1:2 loop\n      when x < 0.5 + 0.1 * (i + j) then\n"
+      "        n[i, j] := time;\n      end when;\n    end for;\n  end for;\n"
+      "  annotation(experiment(StopTime = 1, MMO_Output = {y, z, w, n}));\nend m;\n";
+  if (run_probed(&r, &p, more, CDEVS_QSS2, 1e-9, 1e-12, 1.0, -1)) {
+    CHECK_NEAR(probe_at(&p, "y", 1.0), 5.0, 0.0);
+    CHECK_NEAR(probe_at(&p, "z", 1.0), 2.0, 0.0);
+    CHECK_NEAR(probe_at(&p, "w[1]", 1.0), 3.0, 0.0);
+    CHECK_NEAR(probe_at(&p, "w[2]", 1.0), 6.0, 0.0);
+    /* x = 1 - t reaches 0.5 + 0.1 (i + j) at t = 0.5 - 0.1 (i + j). */
+    CHECK_NEAR(probe_at(&p, "n[1,1]", 1.0), 0.3, 1e-8);
+    CHECK_NEAR(probe_at(&p, "n[2,2]", 1.0), 0.1, 1e-8);
+    run_close(&r);
+  }
+  /* An expression that doubles at each step: refused, not a gigabyte of code. */
+  load_fails("model m\n  Real x(start = 1), y;\nalgorithm\n  y := x;\n  for i in 1:30 loop\n    y := y + y;\n"
+             "  end for;\nequation\n  der(x) = -y;\nend m;\n",
+             "m.mo:6:5: error: the value of 'y' grows beyond 1000000 terms");
 }
 
 /* The controlled vessel (examples/vessel): its controller's phase changes against the

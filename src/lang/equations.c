@@ -1011,7 +1011,20 @@ typedef struct alg_run {
   node **val;   /* and their expressions */
   const node **at;
   int n, cap;
+  const char *shadow[32]; /* the indices of the comprehensions being substituted into */
+  int nshadow;
 } alg_run;
+
+/* The terms an assignment's expression may expand to: each use of a variable the
+ * section assigned repeats its expression (y := y + y, 24 times, was 1 GB). */
+enum { MAX_ALG_TERMS = 1000000 };
+
+/* n's size as a tree (shared parts counted at each use), up to cap + 1. */
+static size_t tree_size(const node *n, size_t cap) {
+  size_t size = 1;
+  for (int i = 0; i < n->nkid && size <= cap; i++) size += tree_size(n->kid[i], cap - size);
+  return size;
+}
 
 static node *new_node(comp *c, const node *like) {
   node *r = arena_get(c->a, sizeof *r);
@@ -1053,9 +1066,11 @@ static int run_set(comp *c, alg_run *r, uint32_t f, node *v, const node *at) {
 
 /* e with the loop indices in scope as numbers and the variables assigned so far as
  * their expressions (NULL on error). */
-static node *subst(comp *c, const alg_run *r, const node *e) {
+static node *subst(comp *c, alg_run *r, const node *e) {
   double v;
-  if (e->kind == X_REF && e->nkid == 0 && lang_index_of(c, e->name, &v)) {
+  int shadowed = 0;
+  for (int i = 0; i < r->nshadow && e->kind == X_REF; i++) shadowed |= !strcmp(r->shadow[i], e->name);
+  if (e->kind == X_REF && e->nkid == 0 && !shadowed && lang_index_of(c, e->name, &v)) {
     node *k = new_node(c, e);
     if (k) k->kind = X_NUM, k->num = v, k->name = NULL, k->height = 0;
     return k;
@@ -1068,14 +1083,19 @@ static node *subst(comp *c, const alg_run *r, const node *e) {
       if (i >= 0) return r->val[i];
     }
   }
-  if (e->kind == Q_FOR) return (node *)(uintptr_t)e; /* a comprehension: its own index */
   node *k = new_node(c, e);
   if (!k || !e->nkid) return k;
   k->kid = arena_get(c->a, (size_t)e->nkid * sizeof *k->kid);
   if (!k->kid) return c->oom = 1, NULL;
   k->nkid = e->nkid;
-  for (int i = 0; i < e->nkid; i++)
-    if (!(k->kid[i] = subst(c, r, e->kid[i]))) return NULL;
+  for (int i = 0; i < e->nkid; i++) {
+    /* A comprehension (sum(e for i in r)): its index is its own in e, not a value. */
+    int push = e->kind == Q_FOR && i == 1 && r->nshadow < 32;
+    if (push) r->shadow[r->nshadow++] = e->name ? e->name : "";
+    k->kid[i] = subst(c, r, e->kid[i]);
+    if (push) r->nshadow--;
+    if (!k->kid[i]) return NULL;
+  }
   return k;
 }
 
@@ -1104,6 +1124,12 @@ static int alg_stmt(comp *c, alg_run *r, const node *n) {
       return -1;
     }
     node *v = subst(c, r, n->kid[1]);
+    if (v && tree_size(v, MAX_ALG_TERMS) > MAX_ALG_TERMS) {
+      lang_error(c->d, n->line, n->col,
+                 "the value of '%s' grows beyond %d terms (each use of a variable assigned before repeats its "
+                 "expression): write it as an equation", l->name, MAX_ALG_TERMS);
+      return -1;
+    }
     return v ? run_set(c, r, f, v, n) : -1;
   }
   if (n->kind == Q_IF) {
@@ -1183,11 +1209,9 @@ static int alg_stmts(comp *c, const node *list, void *ud) {
 
 static int alg_item(comp *c, const node *n) {
   if (n->kind == Q_WHEN) return when_item(c, n);
-  if (n->kind == Q_FOR) { /* when clauses in a loop, or statements */
-    int whens = 0;
-    for (int i = 0; n->nkid > 1 && i < n->kid[1]->nkid; i++) whens |= n->kid[1]->kid[i]->kind == Q_WHEN;
-    if (whens) return lang_exec_for(c, n, lang_alg_list, NULL);
-  }
+  /* A loop's items, each as an item of the section (when clauses in it, at any
+   * depth of loops, or statements). */
+  if (n->kind == Q_FOR) return lang_exec_for(c, n, lang_alg_list, NULL);
   return alg_stmt(c, c->alg_run, n);
 }
 
