@@ -205,6 +205,9 @@ static void test_connection_errors(void) {
       {"  der(x) = -x;\n  u = x + g.y;\n  connect(u, g.u);\n",
        "m.mo:10:3: error: an instantaneous loop: 'u' reaches itself through blocks"},
       {"  der(x) = -x;\n  connect(g.y, g.u);\n", "m.mo:9:3: error: an instantaneous loop: reaches itself"},
+      /* The variable sent to two blocks, the loop through the second (it passed). */
+      {"  der(x) = -x;\n  u = x + g.y;\n  connect(u, k.u);\n  connect(u, g.u);\n",
+       "m.mo:11:3: error: an instantaneous loop: 'u' reaches itself"},
   };
   fails_each(head, "end m;\n", cases, sizeof cases / sizeof cases[0]);
 }

@@ -1232,18 +1232,17 @@ int lang_alg_list(comp *c, const node *list, void *ud) {
 
 /* ---- Instantaneous loops ------------------------------------------------------------ */
 
-/* Whether algebraic a reads input k, directly or through the algebraics it reads
- * (seen: per algebraic, 1 + k when visited for input k). */
-static int alg_reads_input(const cdevs__sys_spec *sp, uint32_t a, uint32_t k, uint32_t *seen) {
-  if (seen[a] == k + 1) return 0;
-  seen[a] = k + 1;
-  const bc_code *code = &sp->alg[a];
-  for (uint32_t i = 0; i < code->n; i++) {
-    const bc_ins *in = &code->ins[i];
-    if (BC_READS_STATE(in->op) && in->arg == sp->n_states + k) return 1;
-    if (in->op == BC_ALG && alg_reads_input(sp, in->arg, k, seen)) return 1;
+/* Which algebraics read input k, directly or through others, into reads: one pass
+ * in their order, where each reads only earlier ones (sort_algs). */
+static void algs_reading_input(const cdevs__sys_spec *sp, uint32_t k, uint8_t *reads) {
+  for (uint32_t a = 0; a < sp->n_algs; a++) {
+    const bc_code *code = &sp->alg[a];
+    reads[a] = 0;
+    for (uint32_t i = 0; i < code->n && !reads[a]; i++) {
+      const bc_ins *in = &code->ins[i];
+      reads[a] = (BC_READS_STATE(in->op) && in->arg == sp->n_states + k) || (in->op == BC_ALG && reads[in->arg]);
+    }
   }
-  return 0;
 }
 
 typedef struct loop_graph {
@@ -1260,7 +1259,7 @@ int lang_check_loops(comp *c, const cdevs__sys_spec *sp) {
   int rc = 0;
   uint32_t ncomp = mo->ncomps, cap = 0, nedges = 0;
   g.comp_first = calloc(ncomp + 1, sizeof *g.comp_first);
-  uint32_t *seen = calloc(sp->n_algs ? sp->n_algs : 1, sizeof *seen);
+  uint8_t *seen = calloc(sp->n_algs ? sp->n_algs : 1, 1);
   uint32_t (*edges)[3] = NULL;
   if (!g.comp_first || !seen) goto oom;
   for (uint32_t i = 0; i < ncomp; i++) {
@@ -1292,12 +1291,14 @@ int lang_check_loops(comp *c, const cdevs__sys_spec *sp) {
     for (uint32_t o = g.comp_first[cn->to]; o < g.comp_first[cn->to + 1]; o++)
       EDGE(g.comp_first[cn->from] + (uint32_t)cn->fport, o, 0x80000000u | k);
   }
-  for (uint32_t k = 0; k < mo->nins; k++) /* a block's output read by an algebraic that is sent on */
+  for (uint32_t k = 0; k < mo->nins; k++) { /* a block's output read by an algebraic that is sent on */
+    algs_reading_input(sp, k, seen);
     for (uint32_t l = 0; l < mo->nlinks; l++) {
       uint32_t f = mo->links[l].f;
-      if (mo->cls[f] != V_ALG || !alg_reads_input(sp, mo->cidx[f], k, seen)) continue;
+      if (mo->cls[f] != V_ALG || !seen[mo->cidx[f]]) continue;
       EDGE(g.comp_first[mo->ins[k].comp] + (uint32_t)mo->ins[k].port, g.nout + l, 1 + l);
     }
+  }
 #undef EDGE
   /* CSR and a depth-first search for a cycle (colours: 0 new, 1 on the path, 2 done). */
   g.start = calloc(g.nnodes + 1, sizeof *g.start);
@@ -1329,21 +1330,22 @@ int lang_check_loops(comp *c, const cdevs__sys_spec *sp) {
       if (colour[w] == 0) {
         colour[w] = 1, next[w] = g.start[w], stack[top++] = w;
       } else if (colour[w] == 1) { /* a cycle: report it at a connect() of the equations on it */
-        uint32_t via = g.via[e];
+        /* The cycle is the path from w to the top of the stack: a variable on it (a
+         * link) names it, else the connect() of its closing edge. */
+        uint32_t via = g.via[e], pos = top;
+        while (pos > 0 && stack[pos - 1] != w) pos--;
         int line = 0, col = 0;
         const char *var = NULL;
-        for (uint32_t i = 0; i < top && !var; i++) /* prefer a link (its variable names the loop) */
-          for (uint32_t q = g.start[stack[i]]; q < g.start[stack[i] + 1]; q++)
-            if (stack[i] >= g.nout && !(g.via[q] & 0x80000000u)) {
-              const mo_link *lk = &mo->links[g.via[q] - 1];
-              var = mo->names[lk->f], line = lk->line, col = lk->col;
-              break;
-            }
-        if (!var && !(via & 0x80000000u)) {
+        for (uint32_t i = pos > 0 ? pos - 1 : 0; i < top && !var; i++)
+          if (stack[i] >= g.nout) {
+            const mo_link *lk = &mo->links[stack[i] - g.nout];
+            var = mo->names[lk->f], line = lk->line, col = lk->col;
+          }
+        if (!var && (via & 0x80000000u)) {
+          line = mo->conns[via & 0x7fffffffu].line, col = mo->conns[via & 0x7fffffffu].col;
+        } else if (!var) {
           const mo_link *lk = &mo->links[via - 1];
           var = mo->names[lk->f], line = lk->line, col = lk->col;
-        } else if (!var) {
-          line = mo->conns[via & 0x7fffffffu].line, col = mo->conns[via & 0x7fffffffu].col;
         }
         lang_error(c->d, line, col,
                    "an instantaneous loop: %s%s%sreaches itself through blocks that pass their input on at once "
