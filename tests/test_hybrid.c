@@ -565,6 +565,19 @@ static void test_component_arrays(void) {
   fails_each(head, "end m;\n", bad, sizeof bad / sizeof bad[0]);
   load_fails("model A\n  cdevs.Gain g;\nend A;\nmodel m\n  A a[2];\nend m;\n",
              "an array of components of 'A', which holds components, is not supported yet");
+  /* An array input bound by a modifier, element by element: h_i' = q_i - h_i/2 from
+   * 1, h_i = 2 q_i + (1 - 2 q_i) e^{-t/2}. An input whose binding reads another input
+   * nothing is connected to: an error (it was two warnings that both stayed 0). */
+  char arrin[1024];
+  snprintf(arrin, sizeof arrin, "%smodel m\n  LinTank t[2](qin = {1, 3});\n  annotation(experiment(MMO_Output = {t.h}));\nend m;\n",
+           tank_class);
+  if (run_probed(&r, &p, arrin, CDEVS_QSS3, 1e-9, 1e-12, 2.0, -1)) {
+    CHECK_NEAR(probe_at(&p, "t.h[1]", 2.0), 2 * 1 + (1 - 2 * 1) * exp(-1.0), 1e-7);
+    CHECK_NEAR(probe_at(&p, "t.h[2]", 2.0), 2 * 3 + (1 - 2 * 3) * exp(-1.0), 1e-7);
+    run_close(&r);
+  }
+  load_fails("model m\n  input Real u = v + w;\n  input Real w;\n  Real v;\n  Real x(start = 1);\nequation\n"
+             "  der(x) = -x * u;\nend m;\n", "m.mo:3:14: error: input 'w' is not connected");
 }
 
 int main(void) {

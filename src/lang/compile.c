@@ -986,6 +986,20 @@ static int compile(comp *c, cdevs_mo *mo) {
   int rc = lang_eq_list(c, m->equations, NULL);
   rc |= lang_alg_list(c, m->algorithms, NULL);
   if (rc || c->oom) return -1;
+  /* An input nothing is connected to: its binding (an array's: element by element,
+   * or one value for all), before what is read is marked. */
+  for (uint32_t f = 0; f < c->nflat; f++) {
+    if (c->cls[f] != V_ALG || c->alg_set[c->cidx[f]]) continue;
+    const sym *s = sym_of_flat(c, f);
+    const node *v = s->d->value;
+    if (s->d->kind != D_INPUT || !v) continue;
+    uint32_t k = f - s->first_flat;
+    if (v->kind == X_ARRAY && (uint32_t)v->nkid != s->size) {
+      lang_error(c->d, v->line, v->col, "input '%s' has %u elements, its value %d", s->d->name, s->size, v->nkid);
+      return -1;
+    }
+    if (lang_define_by(c, s->d, f, v->kind == X_ARRAY ? v->kid[k] : v)) return -1;
+  }
   /* Every state needs its der() equation, every algebraic that is read its defining
    * equation. */
   uint8_t *read = xcalloc(c, na, 1);
@@ -1000,19 +1014,6 @@ static int compile(comp *c, cdevs_mo *mo) {
     }
     if (c->cls[f] == V_ALG && !c->alg_set[c->cidx[f]]) {
       const sym *s = sym_of_flat(c, f);
-      if (s->d->kind == D_INPUT && s->d->value) { /* an input nothing is connected to: its binding */
-        if (s->ndims > 0) {
-          lang_error(c->d, s->d->line, s->d->col, "input '%s': a binding of an array input is not supported yet",
-                     s->d->name);
-          free(read);
-          return -1;
-        }
-        if (lang_define_by(c, s->d, f, s->d->value)) {
-          free(read);
-          return -1;
-        }
-        continue;
-      }
       if (read[c->cidx[f]] && s->d->kind == D_INPUT) {
         /* Where it can be connected: at the component (the input's own line is in
          * its class, perhaps in another file), else at the input. */

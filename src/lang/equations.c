@@ -631,7 +631,6 @@ static int if_equation(comp *c, const node *n) {
 }
 
 int lang_define_by(comp *c, const decl *d, uint32_t f, const node *rhs) {
-  c->rel_events = 0;
   return define(c, rhs, 0, f, d->name, rhs);
 }
 
