@@ -576,6 +576,19 @@ static void test_component_arrays(void) {
     CHECK_NEAR(probe_at(&p, "t.h[2]", 2.0), 2 * 3 + (1 - 2 * 3) * exp(-1.0), 1e-7);
     run_close(&r);
   }
+  /* A class's own bindings and start values, per component: k = 2 h0, h(start = h0),
+   * h0 = {1, 2, 3}: h = h0 e^{-2 h0 t} ("'t.h0' has 1 subscript, not 0" before). */
+  const char *own = "model T\n  parameter Real h0 = 2;\n  parameter Real k = 2 * h0;\n  Real h(start = h0);\n"
+                    "equation\n  der(h) = -k * h;\nend T;\nmodel m\n  T t[3](h0 = {1, 2, 3});\n"
+                    "  annotation(experiment(MMO_Output = {t.h}));\nend m;\n";
+  if (run_probed(&r, &p, own, CDEVS_QSS3, 1e-9, 1e-12, 1.0, -1)) {
+    for (int i = 1; i <= 3; i++) {
+      char nm[16];
+      snprintf(nm, sizeof nm, "t.h[%d]", i);
+      CHECK_NEAR(probe_at(&p, nm, 1.0), i * exp(-2.0 * i), 1e-8);
+    }
+    run_close(&r);
+  }
   load_fails("model m\n  input Real u = v + w;\n  input Real w;\n  Real v;\n  Real x(start = 1);\nequation\n"
              "  der(x) = -x * u;\nend m;\n", "m.mo:3:14: error: input 'w' is not connected");
 }

@@ -384,6 +384,15 @@ static int declare(comp *c) {
       if (init->kind == X_ARRAY) {
         for (int k = 0; k < init->nkid && (uint32_t)k < s->size; k++)
           c->cval[s->first_flat + k] = lang_ceval(c, init->kid[k], &ok);
+      } else if (d->elem && c->nidx < 32) { /* per component: its index in scope */
+        uint32_t per = s->size / (uint32_t)s->dims[0];
+        c->iname[c->nidx] = d->elem;
+        c->nidx++;
+        for (uint32_t k = 0; k < s->size && ok; k++) {
+          c->ival[c->nidx - 1] = (double)(k / per + 1);
+          c->cval[s->first_flat + k] = lang_ceval(c, init, &ok);
+        }
+        c->nidx--;
       } else {
         double v = lang_ceval(c, init, &ok);
         for (uint32_t k = s->first_flat; k < flat; k++) c->cval[k] = v;

@@ -484,8 +484,9 @@ static void expand_array(flat *f, const ast_model *k, const char *prefix, const 
     *nd->dims = (node){.kind = N_LIST, .line = d->line, .col = d->col};
     add_item(f, nd->dims, n);
     for (int j = 0; v->dims && j < v->dims->nkid; j++) add_item(f, nd->dims, rewrite(f, c, p, v->dims->kid[j]));
-    nd->value = rewrite(f, c, p, v->value);
-    nd->start = rewrite(f, c, p, v->start);
+    nd->value = rewrite_at(f, c, p, elem, v->value);
+    nd->start = rewrite_at(f, c, p, elem, v->start);
+    nd->elem = elem;
     int at = -1;
     const node *m = find_mod(mods, v->name, &at);
     if (at >= 0 && at < 256) used[at] = 1;

@@ -151,6 +151,9 @@ typedef struct decl {
    * declared, in the model's own file (0: a variable of the model itself). */
   int inst_line, inst_col;
   const char *inst_class; /* that component's class */
+  /* A variable of an array of components: the index its value and start read for
+   * the component's own (t.k[N] = 2·t.h0[#]: # = 1..N), or NULL. */
+  const char *elem;
 } decl;
 
 typedef struct annot {
