@@ -27,7 +27,7 @@ typedef struct scope {
   int in_when; /* statements inside a when clause (outside one, an algorithm computes variables) */
 } scope;
 
-static const decl *find_decl(const ast_model *m, const char *name, size_t len) {
+const decl *lang_find_decl(const ast_model *m, const char *name, size_t len) {
   for (size_t i = 0; i < m->ndecls; i++)
     if (strlen(m->decls[i].name) == len && memcmp(m->decls[i].name, name, len) == 0)
       return &m->decls[i];
@@ -74,11 +74,11 @@ static void check_ref(scope *s, const node *n) {
   size_t len = dot ? (size_t)(dot - n->name) : strlen(n->name);
   double cv;
   int found = (len == 4 && memcmp(n->name, "time", 4) == 0 && !dot) ||
-              (lang_builtin_const(n->name, &cv) && !find_decl(s->m, n->name, strlen(n->name)) && !n->nkid);
+              (lang_builtin_const(n->name, &cv) && !lang_find_decl(s->m, n->name, strlen(n->name)) && !n->nkid);
   for (int i = 0; i < s->nidx && !found; i++)
     if (strlen(s->idx[i]) == len && memcmp(s->idx[i], n->name, len) == 0) found = 1;
   if (!found) {
-    const decl *d = find_decl(s->m, n->name, len);
+    const decl *d = lang_find_decl(s->m, n->name, len);
     if (!d) {
       unknown(s, n, "variable", 0);
     } else if (dot && !d->block) {
@@ -118,7 +118,7 @@ static void check_expr(scope *s, const node *n) {
         lang_error(s->d, n->line, n->col, "der() takes one variable");
       } else {
         const node *r = n->kid[0];
-        const decl *d = find_decl(s->m, r->name, strlen(r->name));
+        const decl *d = lang_find_decl(s->m, r->name, strlen(r->name));
         if (d && d->kind != D_REAL)
           lang_error(s->d, r->line, r->col, "der() of '%s', which is %s", r->name,
                      d->kind == D_PARAM ? "a parameter" : d->kind == D_CONST ? "a constant"
@@ -163,7 +163,7 @@ static void check_item(scope *s, const node *n, int stmt) {
       const node *l = n->kid[0];
       check_expr(s, l);
       if (l->kind == X_REF && !s->initial) {
-        const decl *d = find_decl(s->m, l->name, strlen(l->name));
+        const decl *d = lang_find_decl(s->m, l->name, strlen(l->name));
         if (d && (d->kind == D_PARAM || d->kind == D_CONST))
           lang_error(s->d, l->line, l->col, "'%s' is a %s: it can only be set in an initial algorithm",
                      l->name, d->kind == D_PARAM ? "parameter" : "constant");
@@ -217,6 +217,14 @@ static void check_experiment(const ast_model *m, lang_diag *d) {
   }
 }
 
+int lang_parse_checked(const lang_src *src, lang_diag *d, lang_arena *a, int file, ast_model *m) {
+  int before = d->errors;
+  lang_parse(src, d, a, file, m);
+  for (size_t i = 0; i < m->nclasses && d->errors == before; i++) lang_check(m->classes[i], d);
+  if (d->errors == before) lang_check(m, d);
+  return d->errors - before;
+}
+
 int lang_check(const ast_model *m, lang_diag *d) {
   int before = d->errors;
   scope s;
@@ -256,10 +264,7 @@ static int check_buffer(const char *name, const char *buf, size_t len, FILE *dia
     return -1;
   }
   ast_model m;
-  lang_parse(&src, &d, a, 0, &m);
-  for (size_t i = 0; i < m.nclasses && !d.errors; i++) lang_check(m.classes[i], &d);
-  if (d.errors == 0) lang_check(&m, &d);
-  if (d.errors == 0) (void)lang_flatten(&m, name, &d, a);
+  (void)lang_front(&src, name, &d, a, &m);
   arena_free(a);
   return d.errors;
 }

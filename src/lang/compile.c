@@ -1192,10 +1192,7 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
   int errors = -1;
   if (mo) mo->file = dup(path);
   if (a && mo && mo->file) {
-    lang_parse(&src, &d, a, 0, &m);
-    for (size_t i = 0; i < m.nclasses && !d.errors; i++) lang_check(m.classes[i], &d);
-    if (!d.errors) lang_check(&m, &d);
-    const ast_model *fm = d.errors ? NULL : lang_flatten(&m, path, &d, a);
+    const ast_model *fm = lang_front(&src, path, &d, a, &m);
     c.m = fm;
     if (fm && !d.errors && compile(&c, mo) && !d.errors) lang_error(&d, 1, 1, "out of memory");
     errors = d.errors;

@@ -56,12 +56,6 @@ static const char *join(flat *f, const char *a, const char *b) {
   return r;
 }
 
-static const decl *find_decl(const ast_model *m, const char *name, size_t len) {
-  for (size_t i = 0; i < m->ndecls; i++)
-    if (strlen(m->decls[i].name) == len && memcmp(m->decls[i].name, name, len) == 0) return &m->decls[i];
-  return NULL;
-}
-
 static int is_class_type(const decl *d) { return d->block && strncmp(d->block, "cdevs.", 6) != 0; }
 
 /* A copy of n with every reference to a declaration of class k under prefix (loop
@@ -98,7 +92,7 @@ static node *rewrite_at(flat *f, const ast_model *k, const char *prefix, const c
     size_t head = dot ? (size_t)(dot - n->name) : strlen(n->name);
     int index = 0;
     for (int i = 0; i < f->nidx && !dot; i++) index |= !strcmp(f->idx[i], n->name);
-    if (!index && find_decl(k, n->name, head)) {
+    if (!index && lang_find_decl(k, n->name, head)) {
       r->name = join(f, prefix, n->name);
       if (elem) {
         node **kid = arena_get(f->a, (size_t)(n->nkid + 1) * sizeof *kid);
@@ -234,11 +228,7 @@ static const ast_model *load_class(flat *f, const char *dir, size_t dirlen, cons
   f->d->files[file] = src;
   ast_model *m = arena_get(f->a, sizeof *m);
   if (!m) return f->oom = 1, NULL;
-  int errors = f->d->errors;
-  lang_parse(src, f->d, f->a, file, m);
-  for (size_t i = 0; i < m->nclasses && f->d->errors == errors; i++) lang_check(m->classes[i], f->d);
-  if (f->d->errors == errors) lang_check(m, f->d);
-  if (f->d->errors != errors) {
+  if (lang_parse_checked(src, f->d, f->a, file, m)) {
     f->failed = 1;
     return NULL;
   }
@@ -547,7 +537,6 @@ static void expand(flat *f, const ast_model *k, const char *prefix, const node *
     node *to = s == 0 ? f->out->equations : s == 1 ? f->out->algorithms : f->out->initial;
     for (int i = 0; from && i < from->nkid; i++) add_item(f, to, rewrite(f, k, prefix, from->kid[i]));
   }
-  for (int i = 0; i < k->nfuncs && f->out->nfuncs < 64; i++) f->out->funcs[f->out->nfuncs++] = k->funcs[i];
   f->depth--;
 }
 
@@ -565,7 +554,7 @@ const ast_model *lang_flatten(const ast_model *m, const char *path, lang_diag *d
     return NULL;
   }
   *out = *m;
-  out->decls = NULL, out->ndecls = out->capdecls = 0, out->nfuncs = 0;
+  out->decls = NULL, out->ndecls = out->capdecls = 0; /* (functions: checked per class already) */
   for (int s = 0; s < 3; s++) lists[s] = (node){.kind = N_LIST, .line = m->line, .col = m->col};
   out->equations = &lists[0], out->algorithms = &lists[1], out->initial = &lists[2];
   F.out = out;
@@ -574,4 +563,9 @@ const ast_model *lang_flatten(const ast_model *m, const char *path, lang_diag *d
   if (F.oom) lang_error(d, m->line, m->col, "out of memory");
   if ((F.failed || F.oom) && d->errors == errors) d->errors++; /* NULL always comes with an error counted */
   return F.failed || F.oom || d->errors != errors ? NULL : out;
+}
+
+const ast_model *lang_front(const lang_src *src, const char *path, lang_diag *d, lang_arena *a, ast_model *m) {
+  if (lang_parse_checked(src, d, a, 0, m)) return NULL;
+  return lang_flatten(m, path, d, a);
 }

@@ -198,6 +198,14 @@ int arena_own(lang_arena *a, void *p);
  * the classes before it in m->classes (allocating from a); reports errors to d and
  * recovers where it can. Returns the number of errors. */
 int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, int file, ast_model *m);
+/* src (file `file` of d's) parsed into m, and each of its classes checked: the errors
+ * it added. */
+int lang_parse_checked(const lang_src *src, lang_diag *d, lang_arena *a, int file, ast_model *m);
+/* The model file src (at path) parsed, checked and flattened (lang_flatten); NULL
+ * after errors. */
+const ast_model *lang_front(const lang_src *src, const char *path, lang_diag *d, lang_arena *a, ast_model *m);
+/* m's declaration named name[0..len), or NULL. */
+const decl *lang_find_decl(const ast_model *m, const char *name, size_t len);
 /* Name checks: every reference names a declaration, a loop index or a built-in. */
 int lang_check(const ast_model *m, lang_diag *d);
 

@@ -431,7 +431,6 @@ static node *primary(parser *p) {
         nm[la] = '.';
         memcpy(nm + la + 1, rest, lb + 1);
         n->name = nm;
-        n->op = 1; /* (written as an element of an array of components) */
         if (accept(p, T_LBRACK)) subscripts_or_args(p, n, T_RBRACK, 1);
       }
     }
