@@ -183,10 +183,15 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   mo->arg.dqrel = tol, mo->arg.dqmin = abstol;
   /* The equation system's ports are the outputs that are its variables. */
   free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
-  mo->sys_out_kind = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_kind);
-  mo->sys_out_index = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_index);
-  mo->sys_out_names = malloc((mo->n_out ? mo->n_out : 1) * sizeof *mo->sys_out_names);
-  if (!mo->sys_out_kind || !mo->sys_out_index || !mo->sys_out_names) {
+  /* The equation system's ports: the outputs that are its variables, then the
+   * variables components read (connect(x, k.u)) that are not among them, each once. */
+  size_t cap = (size_t)mo->n_out + mo->nlinks + 1;
+  mo->sys_out_kind = malloc(cap * sizeof *mo->sys_out_kind);
+  mo->sys_out_index = malloc(cap * sizeof *mo->sys_out_index);
+  mo->sys_out_names = malloc(cap * sizeof *mo->sys_out_names);
+  uint32_t *link_port = malloc((mo->nlinks ? mo->nlinks : 1) * sizeof *link_port);
+  if (!mo->sys_out_kind || !mo->sys_out_index || !mo->sys_out_names || !link_port) {
+    free(link_port);
     cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory");
     return NULL;
   }
@@ -198,28 +203,11 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
       mo->sys_out_names[ns] = mo->out_names[o];
       mo->out_port[o] = ns++;
     }
-  /* And the variables components read (connect(x, k.u)), each once. */
-  uint32_t *link_port = malloc((mo->nlinks ? mo->nlinks : 1) * sizeof *link_port);
-  if (!link_port) {
-    cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory");
-    return NULL;
-  }
   for (uint32_t l = 0; l < mo->nlinks; l++) {
     uint32_t f = mo->links[l].f, kind = mo->cls[f] == V_STATE ? 0 : mo->cls[f] == V_ALG ? 1 : 2, p;
     for (p = 0; p < ns; p++)
       if (mo->sys_out_kind[p] == kind && mo->sys_out_index[p] == mo->cidx[f]) break;
     if (p == ns) {
-      uint8_t *k2 = realloc(mo->sys_out_kind, (ns + 1) * sizeof *k2);
-      if (k2) mo->sys_out_kind = k2;
-      uint32_t *i2 = realloc(mo->sys_out_index, (ns + 1) * sizeof *i2);
-      if (i2) mo->sys_out_index = i2;
-      const char **n2 = realloc(mo->sys_out_names, (ns + 1) * sizeof *n2);
-      if (n2) mo->sys_out_names = n2;
-      if (!k2 || !i2 || !n2) {
-        free(link_port);
-        cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory");
-        return NULL;
-      }
       mo->sys_out_kind[ns] = (uint8_t)kind, mo->sys_out_index[ns] = mo->cidx[f], mo->sys_out_names[ns] = mo->names[f];
       ns++;
     }
