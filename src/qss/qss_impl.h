@@ -73,7 +73,8 @@ void cdevs__qvar_next_q(const cdevs__qvar *v, const cdevs__qss_method *m, double
 /* The derivative changed at t to the series d (degree dorder, around t): new next time. */
 void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, double t,
                                 const double *d, int dorder);
-/* The state jumps to x0 at t (a reset); q follows at once (next time = t). */
+/* The state jumps to x0 at t (a reset); q is x0 from now, and takes its slope at the
+ * requantization due at once (next time = t). */
 void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, double x0);
 /* Recomputes the next time from x, q and the quantum (after x's coefficients changed). */
 void cdevs__qvar_next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t);

@@ -287,6 +287,10 @@ void cdevs__qvar_set_derivative(cdevs__qvar *v, const cdevs__qss_method *m, doub
 void cdevs__qvar_reset(cdevs__qvar *v, const cdevs__qss_method *m, double t, double x0) {
   cdevs__qvar_advance(v, m, t);
   v->x[0] = x0;
+  /* What the rest of the instant reads is the new value at once, not the q from
+   * before the jump (a model that reinits the state a when reads, then switches a
+   * mode, found its when crossed again); the requantization at t gives q its slope. */
+  v->q[0] = x0, v->q[1] = v->q[2] = v->q[3] = 0.0, v->tq = t;
   v->a_pending = 0;
   v->restart = 1; /* until the requantization at t (see next_time) */
   v->refresh = 0; /* its event is a requantization, even if a refresh was due */

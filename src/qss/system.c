@@ -90,8 +90,7 @@ typedef struct sys_state {
   double (*zhist)[2];
   /* Zeno watch, per crossing: the time of its last handled event and the interval
    * before it, and how many intervals in a row have been shorter than the one before. */
-  double (*zlast)[2];
-  uint32_t *zshrink;
+  cdevs__zeno *zwatch;
   int zeno_continue;
   double dqrel, dqmin; /* cdevs__sys_arg's */
   double stall_t;      /* the instant of the last state event, and how many there were */
@@ -315,24 +314,26 @@ static void sys_fail(cdevs_ctx *cx, double t, const char *fmt, ...) {
   cdevs_ctx_fail(cx, "%s", msg);
 }
 
-/* What failed: a derivative, an algebraic, a crossing function or a state (by
- * index), or a value a handler computed. */
-typedef enum fail_kind { FAIL_DER, FAIL_ALG, FAIL_CROSS, FAIL_STATE, FAIL_HANDLER } fail_kind;
+/* Every coefficient of c[0..order] is finite (one test: a NaN or an infinity in any
+ * makes the sum one, and finite values that large are not met). */
+static inline int finite_series(const double *c, int order) {
+  double sum = c[0];
+  for (int k = 1; k <= order; k++) sum += c[k];
+  return isfinite(sum);
+}
 
-/* Its name and place: "der(x) (m.mo:4)", "algebraic variable 'y' (m.mo:5)", "the
- * condition at m.mo:9:10", "state 'x' (m.mo:4)", "a value in a when clause". */
-static void fail_name(const cdevs__sys_spec *sp, fail_kind kind, uint32_t i, char *buf, size_t n) {
-  const char *nm = kind == FAIL_ALG ? (sp->alg_names ? sp->alg_names[i] : "?")
-                                    : (sp->state_names && kind != FAIL_CROSS ? sp->state_names[i] : "?");
-  const int *lines = kind == FAIL_ALG ? sp->alg_line : sp->der_line;
-  int line = kind == FAIL_CROSS ? sp->cross[i].line : lines && kind != FAIL_HANDLER ? lines[i] : 0;
+void cdevs__sys_name(const cdevs__sys_spec *sp, cdevs__sys_what kind, uint32_t i, char *buf, size_t n) {
+  const char *nm = kind == SYS_ALG ? (sp->alg_names ? sp->alg_names[i] : "?")
+                                   : (sp->state_names && kind != SYS_CROSS ? sp->state_names[i] : "?");
+  const int *lines = kind == SYS_ALG ? sp->alg_line : sp->der_line;
+  int line = kind == SYS_CROSS ? sp->cross[i].line : lines && kind != SYS_HANDLER ? lines[i] : 0;
   int k = 0;
   switch (kind) {
-  case FAIL_DER: k = snprintf(buf, n, "der(%s)", nm); break;
-  case FAIL_ALG: k = snprintf(buf, n, "algebraic variable '%s'", nm); break;
-  case FAIL_STATE: k = snprintf(buf, n, "state '%s'", nm); break;
-  case FAIL_HANDLER: snprintf(buf, n, "a value set in a when clause"); return;
-  case FAIL_CROSS:
+  case SYS_DER: k = snprintf(buf, n, "der(%s)", nm); break;
+  case SYS_ALG: k = snprintf(buf, n, "algebraic variable '%s'", nm); break;
+  case SYS_STATE: k = snprintf(buf, n, "state '%s'", nm); break;
+  case SYS_HANDLER: snprintf(buf, n, "a value set in a when clause"); return;
+  case SYS_CROSS:
     if (sp->file && line > 0) snprintf(buf, n, "the condition at %s:%d:%d", sp->file, line, sp->cross[i].col);
     else snprintf(buf, n, "zero-crossing %u", i);
     return;
@@ -340,21 +341,86 @@ static void fail_name(const cdevs__sys_spec *sp, fail_kind kind, uint32_t i, cha
   if (sp->file && line > 0 && k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, " (%s:%d)", sp->file, line);
 }
 
+uint32_t cdevs__sys_stack_depth(const cdevs__sys_spec *sp) {
+  uint32_t depth = 4;
+#define DEEPER(code) depth = (code).max_stack > depth ? (code).max_stack : depth
+  for (uint32_t i = 0; i < sp->n_states; i++) DEEPER(sp->der[i]);
+  for (uint32_t i = 0; i < sp->n_algs; i++) DEEPER(sp->alg[i]);
+  for (uint32_t i = 0; i < sp->n_cross; i++) {
+    DEEPER(sp->cross[i].f);
+    for (uint32_t k = 0; k < sp->cross[i].n_rise; k++) DEEPER(sp->cross[i].on_rise[k].value);
+    for (uint32_t k = 0; k < sp->cross[i].n_fall; k++) DEEPER(sp->cross[i].on_fall[k].value);
+  }
+#undef DEEPER
+  return depth;
+}
+
+double cdevs__sys_first_sample(const sys_crossing *c, double t) {
+  double k = c->sample_start < t ? ceil((t - c->sample_start) / c->sample_interval) : 0.0;
+  return c->sample_start + k * c->sample_interval;
+}
+
+int cdevs__sys_input(const cdevs__sys_spec *sp, uint32_t k, const cdevs_value *v, double *c, int *order,
+                     char *msg, size_t n) {
+  const char *name = sp->in_names ? sp->in_names[k] : "?";
+  c[0] = c[1] = c[2] = c[3] = 0.0;
+  *order = 0;
+  if (v->kind == CDEVS_TAYLOR) {
+    *order = v->order;
+    memcpy(c, v->u.taylor, 4 * sizeof *c);
+  } else if (v->kind == CDEVS_REAL) {
+    c[0] = v->u.real;
+  } else if (v->kind == CDEVS_INT) {
+    c[0] = (double)v->u.integer;
+  } else {
+    snprintf(msg, n, "input '%s' received a %s value, not a number", name, cdevs_kind_name(v->kind));
+    return -1;
+  }
+  if (finite_series(c, *order)) return 0;
+  snprintf(msg, n, "input '%s' received a value that is not finite (%g)", name, c[0]);
+  return -1;
+}
+
+void cdevs__zeno_init(cdevs__zeno *w) { w->last = NAN, w->prev = INFINITY, w->shrink = 0; }
+
+int cdevs__zeno_shrinking(cdevs__zeno *w, double t, double *dt, double *r) {
+  double d = t - w->last, prev = w->prev;
+  w->last = t;
+  if (!(d >= 0.0)) return 0; /* the first */
+  w->prev = d;
+  w->shrink = d < 0.99 * prev ? w->shrink + 1 : 0;
+  *dt = d, *r = d / prev;
+  return w->shrink >= 4;
+}
+
+int cdevs__zeno_accumulates(cdevs__zeno *w, double t, double dt, double r, double slope, double h,
+                            const char *what, double *t_acc, char *msg, size_t n) {
+  if (!(h > 0.0) || !(dt * fabs(slope) < 100.0 * h)) return 0;
+  w->shrink = 0;
+  *t_acc = t + dt * r / (1.0 - r);
+  snprintf(msg, n,
+           "Zeno behaviour: %s fires at ever shorter intervals (the last %.3g, %.3g of the one before), "
+           "accumulating at t = %.10g, where the model has no continuation; results are kept up to here "
+           "(--zeno continue goes on regardless)",
+           what, dt, r, *t_acc);
+  return 1;
+}
+
 /* An evaluation failed: an argument outside a function's domain (domain), or a value
  * that is not a finite number in c[0..order] (a model's values must stay finite; a
  * derivative that overflowed while its state grew is named a finite-time blow-up).
  * Reported with the time; out of line, so the hot paths carry no message buffer. */
-static __attribute__((noinline, cold)) int failed(cdevs_ctx *cx, const sys_state *s, double t, fail_kind kind,
+static __attribute__((noinline, cold)) int failed(cdevs_ctx *cx, const sys_state *s, double t, cdevs__sys_what kind,
                                                    uint32_t i, const double *c, int order, int domain) {
   char what[340], extra[160] = "";
-  fail_name(s->sp, kind, i, what, sizeof what);
+  cdevs__sys_name(s->sp, kind, i, what, sizeof what);
   if (domain) {
     sys_fail(cx, t, "%s: argument outside the domain of a function", what);
     return -1;
   }
   int k = 0;
   while (k < order && isfinite(c[k])) k++;
-  if (kind == FAIL_DER && isinf(c[k])) {
+  if (kind == SYS_DER && isinf(c[k])) {
     double x = cdevs__qvar_x(&s->v[i], s->m, t);
     if (fabs(x) > 1e100 || !isfinite(x))
       snprintf(extra, sizeof extra, " while %s = %g: the solution grows without bound (a finite-time blow-up)",
@@ -365,13 +431,6 @@ static __attribute__((noinline, cold)) int failed(cdevs_ctx *cx, const sys_state
   return -1;
 }
 
-/* Every coefficient of c[0..order] is finite (one test: a NaN or an infinity in any
- * makes the sum one, and finite values that large are not met). */
-static inline int finite_series(const double *c, int order) {
-  double sum = c[0];
-  for (int k = 1; k <= order; k++) sum += c[k];
-  return isfinite(sum);
-}
 
 /* Something every algebraic may read changed: all of them are stale. */
 static void algs_stale(sys_state *s) {
@@ -412,7 +471,7 @@ static int ensure_algs_of(cdevs_ctx *cx, sys_state *s, const uint32_t *roots, ui
       int order = seed == SEED_X ? 0 : seeded ? 1 : s->aord[a];
       int bad = cdevs__bc_eval(&sp->alg[a], &env, order, val[a], s->stack);
       if (__builtin_expect(bad || !finite_series(val[a], order), 0))
-        return failed(cx, s, t, FAIL_ALG, a, val[a], order, bad);
+        return failed(cx, s, t, SYS_ALG, a, val[a], order, bad);
       mark[a] = cur;
     }
   }
@@ -490,7 +549,7 @@ static inline __attribute__((always_inline)) int eval_der(cdevs_ctx *cx, sys_sta
                                                                                   d, s->stack);
   /* The value (one that is finite while a coefficient is not makes x's polynomial
    * infinite: state_event finds q so at the next requantization). */
-  if (__builtin_expect(bad || !isfinite(d[0]), 0)) return failed(cx, s, t, FAIL_DER, j, d, s->dord[j], bad);
+  if (__builtin_expect(bad || !isfinite(d[0]), 0)) return failed(cx, s, t, SYS_DER, j, d, s->dord[j], bad);
   return 0;
 }
 
@@ -521,7 +580,7 @@ static int eval_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, NULL, UINT32_MAX, UINT32_MAX, NULL};
   int bad = cdevs__bc_eval(&sp->cross[z].f, &env, s->zord[z], f, s->stack);
   if (__builtin_expect(!bad && finite_series(f, s->zord[z]), 1)) return 0;
-  return failed(cx, s, t, FAIL_CROSS, z, f, s->zord[z], bad);
+  return failed(cx, s, t, SYS_CROSS, z, f, s->zord[z], bad);
 }
 
 /* Crossing z's function at t on the states' x rather than q (its value): where the
@@ -532,7 +591,7 @@ static int cross_on_x(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, double 
   bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, SEED_X, UINT32_MAX, NULL};
   double f[4];
   int bad = cdevs__bc_eval(&sp->cross[z].f, &env, 0, f, s->stack);
-  if (__builtin_expect(bad || !isfinite(f[0]), 0)) return failed(cx, s, t, FAIL_CROSS, z, f, 0, bad);
+  if (__builtin_expect(bad || !isfinite(f[0]), 0)) return failed(cx, s, t, SYS_CROSS, z, f, 0, bad);
   *v = f[0];
   return 0;
 }
@@ -675,19 +734,12 @@ static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint
     /* Values of states inside handlers are x, not q: evaluate with order 0 on q
      * after bringing q to x for the states the action reads would be costlier; QSS
      * Solver evaluates handlers on q as well. */
-    if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack)) return failed(cx, s, t, FAIL_HANDLER, 0, val, 0, 1);
-    if (!isfinite(val[0])) return failed(cx, s, t, FAIL_HANDLER, 0, val, 0, 0);
+    if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack)) return failed(cx, s, t, SYS_HANDLER, 0, val, 0, 1);
+    if (!isfinite(val[0])) return failed(cx, s, t, SYS_HANDLER, 0, val, 0, 0);
     if (ac->reinit == ACT_JUMP_UNLESS) {
       if (val[0] == 0.0) a = ac->target - 1;
     } else if (ac->reinit == ACT_REINIT) {
       cdevs__qvar_reset(&s->v[ac->target], s->m, t, val[0]);
-      /* What the rest of the instant evaluates (the sides of relations, a crossing
-       * planned again after a discrete assignment of the same handler) reads the
-       * new value at once, not the q from before the jump: a model that reinits the
-       * state a when reads and then switches a mode found its when crossed again. The
-       * requantization at t (the reset's) gives q its slope. */
-      cdevs__qvar *rv = &s->v[ac->target];
-      rv->q[0] = val[0], rv->q[1] = rv->q[2] = rv->q[3] = 0.0, rv->tq = t;
       algs_stale(s);
       tfix(s, ac->target, t);
       s->reinits++;
@@ -799,8 +851,7 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->ztime = take(base, &off, nz);
   s->zrefresh = take(base, &off, nz);
   s->zhist = take(base, &off, nz * sizeof(double[2]));
-  s->zlast = take(base, &off, nz * sizeof(double[2]));
-  s->zshrink = take(base, &off, nz * sizeof(uint32_t));
+  s->zwatch = take(base, &off, nz * sizeof(cdevs__zeno));
   s->in_seen = take(base, &off, sp->n_in);
   return off;
 }
@@ -824,16 +875,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   }
   uint32_t ns = sp->n_states, nz = sp->n_cross;
   /* The deepest stack any code needs. */
-  uint32_t depth = 4;
-  for (uint32_t i = 0; i < ns; i++) depth = sp->der[i].max_stack > depth ? sp->der[i].max_stack : depth;
-  for (uint32_t i = 0; i < sp->n_algs; i++) depth = sp->alg[i].max_stack > depth ? sp->alg[i].max_stack : depth;
-  for (uint32_t i = 0; i < nz; i++) {
-    if (sp->cross[i].f.max_stack > depth) depth = sp->cross[i].f.max_stack;
-    for (uint32_t k = 0; k < sp->cross[i].n_rise; k++)
-      if (sp->cross[i].on_rise[k].value.max_stack > depth) depth = sp->cross[i].on_rise[k].value.max_stack;
-    for (uint32_t k = 0; k < sp->cross[i].n_fall; k++)
-      if (sp->cross[i].on_fall[k].value.max_stack > depth) depth = sp->cross[i].on_fall[k].value.max_stack;
-  }
+  uint32_t depth = cdevs__sys_stack_depth(sp);
   /* One block for every array: measured by a pass of layout without it, then
    * carved by a second pass over it, so the two cannot disagree. */
   size_t bytes = layout(s, NULL, depth);
@@ -881,7 +923,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t z = 0; z < nz; z++) {
     s->ztime[z] = cdevs__bc_degree(&sp->cross[z].f, 0, m + 1, adeg, dst) > m;
     s->zhist[z][0] = 0.0, s->zhist[z][1] = NAN;
-    s->zlast[z][0] = NAN, s->zlast[z][1] = INFINITY;
+    cdevs__zeno_init(&s->zwatch[z]);
   }
   tmp_free(s, adeg, sp->n_algs);
   tmp_free(s, dst, depth * sizeof *dst);
@@ -942,8 +984,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t z = 0; z < nz; z++) {
     const sys_crossing *c = &sp->cross[z];
     if (!(c->sample_interval > 0.0)) continue;
-    double k = c->sample_start < s->t ? ceil((s->t - c->sample_start) / c->sample_interval) : 0.0;
-    s->disc[c->sample_disc] = c->sample_start + k * c->sample_interval;
+    s->disc[c->sample_disc] = cdevs__sys_first_sample(c, s->t);
     s->zsign[z] = -1;
   }
   for (uint32_t z = 0; z < nz; z++)
@@ -1045,7 +1086,7 @@ static __attribute__((noinline, cold)) int stalled(cdevs_ctx *cx, sys_state *s, 
   const cdevs__sys_spec *sp = s->sp;
   const cdevs__qvar *v = &s->v[item];
   char what[340];
-  fail_name(sp, FAIL_STATE, item, what, sizeof what);
+  cdevs__sys_name(sp, SYS_STATE, item, what, sizeof what);
   sys_fail(cx, t,
            "the %s method stalled: %s had %llu events at t = %.17g without time moving on (x = %g, "
            "quantum %g, next time %.17g); the model is not at fault: try a larger AbsTolerance or Tolerance, "
@@ -1085,7 +1126,7 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
     }
   }
   /* A finite derivative for so long that x overflowed. */
-  if (__builtin_expect(!isfinite(s->v[item].q[0]), 0)) return failed(cx, s, t, FAIL_STATE, item, s->v[item].q, 0, 0);
+  if (__builtin_expect(!isfinite(s->v[item].q[0]), 0)) return failed(cx, s, t, SYS_STATE, item, s->v[item].q, 0, 0);
   algs_stale(s);
   s->steps++;
   if (after_state_change(cx, s, item, t, !reset)) return -1;
@@ -1105,27 +1146,14 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
  * changes it, an ideal diode switching its own current, chatters in bursts in a
  * sliding mode that the hysteresis resolves (QSS Solver's cuk converter). */
 static int zeno_watch(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, const double *f) {
-  double dt = t - s->zlast[z][0], prev = s->zlast[z][1];
-  s->zlast[z][0] = t;
-  if (!(dt >= 0.0)) return 0; /* the first */
-  s->zlast[z][1] = dt;
-  /* Shrinking means by a visible factor: a periodic crossing's intervals (a diode
-   * turning off every switching period) differ by round-off, and four of those in a
-   * row stopped a flyback under QSS1 as "accumulating at t = 0.11". */
-  s->zshrink[z] = dt < 0.99 * prev ? s->zshrink[z] + 1 : 0;
-  double h = s->zhyst[z];
-  if (s->zshrink[z] < 4 || !(h > 0.0) || !(dt * fabs(f[1]) < 100.0 * h)) return 0;
-  double r = dt / prev, t_acc = t + dt * r / (1.0 - r);
-  s->zshrink[z] = 0;
+  double dt, r, t_acc;
+  char what[340], msg[700];
+  if (!cdevs__zeno_shrinking(&s->zwatch[z], t, &dt, &r)) return 0;
+  cdevs__sys_name(s->sp, SYS_CROSS, z, what, sizeof what);
+  if (!cdevs__zeno_accumulates(&s->zwatch[z], t, dt, r, f[1], s->zhyst[z], what, &t_acc, msg, sizeof msg)) return 0;
   if (s->zeno++ == 0) s->zeno_t = t_acc;
   if (s->zeno_continue) return 0;
-  char what[340];
-  fail_name(s->sp, FAIL_CROSS, z, what, sizeof what);
-  sys_fail(cx, t,
-           "Zeno behaviour: %s fires at ever shorter intervals (the last %.3g, %.3g of the one before), "
-           "accumulating at t = %.10g, where the model has no continuation; results are kept up to here "
-           "(--zeno continue goes on regardless)",
-           what, dt, r, t_acc);
+  sys_fail(cx, t, "%s", msg);
   return -1;
 }
 
@@ -1234,23 +1262,11 @@ static void sys_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
     uint32_t k = (uint32_t)x->events[i].port;
     const cdevs_value *v = x->events[i].value;
     if (k >= sp->n_in) continue;
-    double c[4] = {0, 0, 0, 0};
-    int order = 0;
-    if (v->kind == CDEVS_TAYLOR) {
-      order = v->order;
-      memcpy(c, v->u.taylor, sizeof c);
-    } else if (v->kind == CDEVS_REAL) {
-      c[0] = v->u.real;
-    } else if (v->kind == CDEVS_INT) {
-      c[0] = (double)v->u.integer;
-    } else {
-      sys_fail(cx, t, "input '%s' received a %s value, not a number", sp->in_names ? sp->in_names[k] : "?",
-               cdevs_kind_name(v->kind));
-      return;
-    }
-    if (!finite_series(c, order)) {
-      sys_fail(cx, t, "input '%s' received a value that is not finite (%g)", sp->in_names ? sp->in_names[k] : "?",
-               c[0]);
+    double c[4];
+    int order;
+    char msg[320];
+    if (cdevs__sys_input(sp, k, v, c, &order, msg, sizeof msg)) {
+      sys_fail(cx, t, "%s", msg);
       return;
     }
     set_input(s, k, 0.0, c, order, t);

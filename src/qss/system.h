@@ -133,6 +133,42 @@ typedef struct cdevs__sys_spec {
   const double *in0;
 } cdevs__sys_spec;
 
+/* ---- Shared by the QSS system and the classical one (src/ode) ---- */
+
+/* What failed, for messages: a derivative, an algebraic, a crossing function, a state
+ * (by index) or a value a handler computed. Its name and place into buf: "der(x)
+ * (m.mo:4)", "algebraic variable 'y' (m.mo:5)", "the condition at m.mo:9:10",
+ * "state 'x' (m.mo:4)", "a value set in a when clause". */
+typedef enum cdevs__sys_what { SYS_DER, SYS_ALG, SYS_CROSS, SYS_STATE, SYS_HANDLER } cdevs__sys_what;
+void cdevs__sys_name(const cdevs__sys_spec *sp, cdevs__sys_what kind, uint32_t i, char *buf, size_t n);
+/* The deepest evaluation stack any code of sp needs. */
+uint32_t cdevs__sys_stack_depth(const cdevs__sys_spec *sp);
+/* A sample's first instant not before t (sample(start, interval) fires there). */
+double cdevs__sys_first_sample(const sys_crossing *c, double t);
+/* An event's value for input k as a series c[0..3] of degree *order: 0, or -1 with
+ * the error (no number, or not finite) in msg. */
+int cdevs__sys_input(const cdevs__sys_spec *sp, uint32_t k, const cdevs_value *v, double *c, int *order,
+                     char *msg, size_t n);
+
+/* The Zeno watch of one crossing: the time of its last handled event, the interval
+ * before it, and how many intervals in a row have shrunk by 1% or more (a periodic
+ * crossing's differ by round-off). */
+typedef struct cdevs__zeno {
+  double last, prev;
+  uint32_t shrink;
+} cdevs__zeno;
+void cdevs__zeno_init(cdevs__zeno *w);
+/* A handled event at t: 1 when four intervals in a row have shrunk (the last dt and
+ * its ratio r to the one before into *dt, *r); the caller then asks zeno_accumulates
+ * with the function's slope there. */
+int cdevs__zeno_shrinking(cdevs__zeno *w, double t, double *dt, double *r);
+/* Whether the events accumulate: the function's excursion between two of them, dt
+ * times its slope, within 100 hysteresis bands h (past that the method misses one).
+ * The estimated accumulation point into *t_acc, the watch started over, and the
+ * message for an error into msg (what: the condition's name). */
+int cdevs__zeno_accumulates(cdevs__zeno *w, double t, double dt, double r, double slope, double h,
+                            const char *what, double *t_acc, char *msg, size_t n);
+
 /* The atomic type; its argument is a pointer to a spec that outlives the simulator. */
 extern const cdevs_atomic_ops cdevs__system_ops;
 typedef struct cdevs__sys_arg {
