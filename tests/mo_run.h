@@ -186,4 +186,86 @@ static inline int hysdel_switches(double *want) {
   return nw;
 }
 
+/* What the outputs of a model file sent: per output, its last value (as a Taylor
+ * series from its time), and the times at which output `watch` changed value. */
+#define MAX_OUT 16
+#define MAX_CHANGES 256
+typedef struct probe {
+  const cdevs_mo *mo;
+  cdevs_sim *sim;
+  uint32_t atomic[MAX_OUT];
+  int port[MAX_OUT], n;
+  cdevs_value last[MAX_OUT];
+  double t_last[MAX_OUT];
+  int watch, nchanges;
+  double changes[MAX_CHANGES], to[MAX_CHANGES];
+} probe;
+
+static inline void probe_output(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
+  probe *p = ud;
+  for (int i = 0; i < p->n; i++) {
+    if (p->atomic[i] != atomic || p->port[i] != port) continue;
+    if (i == p->watch && p->t_last[i] == p->t_last[i] /* not the first */ &&
+        cdevs_value_eval(v, 0) != cdevs_value_eval(&p->last[i], t - p->t_last[i]) && p->nchanges < MAX_CHANGES) {
+      p->changes[p->nchanges] = t;
+      p->to[p->nchanges++] = cdevs_value_eval(v, 0);
+    }
+    p->last[i] = *v;
+    p->t_last[i] = t;
+  }
+}
+
+static const cdevs_observer probe_ops = {probe_output, NULL, NULL};
+
+/* Watches r's outputs (output `watch` for its changes; -1 for none). */
+static inline int probe_start(probe *p, run *r, int watch) {
+  memset(p, 0, sizeof *p);
+  p->mo = r->mo;
+  p->sim = r->sim;
+  p->watch = watch;
+  for (size_t i = 0; i < cdevs_mo_output_count(r->mo) && i < MAX_OUT; i++) {
+    const cdevs_model *a;
+    if (cdevs_mo_output_source(r->mo, i, &a, &p->port[i])) {
+      check_failed++;
+      return -1;
+    }
+    p->atomic[i] = cdevs_sim_atomic_id(r->sim, a);
+    p->t_last[i] = NAN;
+    p->n++;
+  }
+  return CHECK_RUN(cdevs_sim_observe(r->sim, &probe_ops, p)) ? 0 : -1;
+}
+
+/* Output i (by name) at t. */
+static inline double probe_at(const probe *p, const char *name, double t) {
+  for (int i = 0; i < p->n; i++)
+    if (!strcmp(cdevs_mo_output_name(p->mo, (size_t)i), name)) return cdevs_value_eval(&p->last[i], t - p->t_last[i]);
+  fprintf(stderr, "  no output '%s'\n", name);
+  check_failed++;
+  return NAN;
+}
+
+/* The index of r's output named name (a failed check and -1 if there is none). */
+static inline int probe_index(const run *r, const char *name) {
+  for (size_t i = 0; i < cdevs_mo_output_count(r->mo); i++)
+    if (!strcmp(cdevs_mo_output_name(r->mo, i), name)) return (int)i;
+  fprintf(stderr, "  no output '%s'\n", name);
+  check_failed++;
+  return -1;
+}
+
+/* Models that must not load: head, each case's text, then tail; each fails with
+ * its message. */
+typedef struct bad_case {
+  const char *text, *want;
+} bad_case;
+
+static inline void fails_each(const char *head, const char *tail, const bad_case *cases, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s%s", head, cases[i].text, tail);
+    load_fails(text, cases[i].want);
+  }
+}
+
 #endif

@@ -32,34 +32,11 @@ static int ode_start(run *r, const char *text, const char *file, cdevs_qss_metho
   return run_start(r, method, rtol, atol);
 }
 
-/* The times output `name` of r changes value (a discrete, a block's switch), up to t. */
-typedef struct changes {
-  uint32_t atomic;
-  int port, n;
-  double last, t[256];
-} changes;
-
-static void on_change(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
-  changes *c = ud;
-  if (atomic != c->atomic || port != c->port) return;
-  double x = cdevs_value_eval(v, 0);
-  if (x != c->last && c->last == c->last && c->n < 256) c->t[c->n++] = t;
-  c->last = x;
-}
-
-static int watch(run *r, const char *name, changes *c, double t_end) {
-  static const cdevs_observer obs = {on_change, NULL, NULL};
-  memset(c, 0, sizeof *c);
-  c->last = NAN;
-  for (size_t i = 0; i < cdevs_mo_output_count(r->mo); i++) {
-    const cdevs_model *a;
-    if (strcmp(cdevs_mo_output_name(r->mo, i), name) || cdevs_mo_output_source(r->mo, i, &a, &c->port)) continue;
-    c->atomic = cdevs_sim_atomic_id(r->sim, a);
-    return CHECK_RUN(cdevs_sim_observe(r->sim, &obs, c)) && run_to(r, t_end) ? 0 : -1;
-  }
-  fprintf(stderr, "  no output '%s'\n", name);
-  check_failed++;
-  return -1;
+/* Watches r's output `name` for its changes and runs r to t_end: 0, or -1 (a failed
+ * check). */
+static int watch(run *r, const char *name, probe *p, double t_end) {
+  int k = probe_index(r, name);
+  return k >= 0 && !probe_start(p, r, k) && run_to(r, t_end) ? 0 : -1;
 }
 
 /* The bouncing ball under BDF and Adams: impacts at t1 = sqrt(2h/g), then every
@@ -86,14 +63,14 @@ static void test_thermostat(void) {
   for (int ti = 0; ti < 2; ti++) {
     double rtol = ti ? 1e-10 : 1e-8;
     run r;
-    changes c;
+    probe c;
     if (ode_start(&r, text, NULL, CDEVS_CVODE_BDF, rtol, rtol / 100)) return;
     if (!watch(&r, "h.y", &c, 60.0)) {
       double t = 10 * log(15.0 / 9.0), half = 10 * log(11.0 / 9.0);
-      CHECK_EQ_INT(c.n, 28);
+      CHECK_EQ_INT(c.nchanges, 28);
       worst[ti] = 0;
-      for (int k = 0; k < c.n; k++, t += half) worst[ti] = fmax(worst[ti], fabs(c.t[k] - t));
-      printf("thermostat CVODE_BDF (rtol %g) + QSS block: %d switches, worst |dt| %.3g\n", rtol, c.n, worst[ti]);
+      for (int k = 0; k < c.nchanges; k++, t += half) worst[ti] = fmax(worst[ti], fabs(c.changes[k] - t));
+      printf("thermostat CVODE_BDF (rtol %g) + QSS block: %d switches, worst |dt| %.3g\n", rtol, c.nchanges, worst[ti]);
     }
     run_close(&r);
   }
@@ -111,13 +88,13 @@ static void test_hysdel(void) {
   double want[6];
   int nw = hysdel_switches(want);
   run r;
-  changes c;
+  probe c;
   if (ode_start(&r, NULL, "hysdel/hysdel.mo", CDEVS_CVODE_BDF, 1e-8, 1e-10)) return;
   if (!watch(&r, "mode", &c, 60.0)) {
-    CHECK_EQ_INT(c.n, nw);
+    CHECK_EQ_INT(c.nchanges, nw);
     double worst = 0;
-    for (int k = 0; k < c.n && k < nw; k++) worst = fmax(worst, fabs(c.t[k] - want[k]));
-    printf("hysdel CVODE_BDF: %d switches, worst |dt| %.3g\n", c.n, worst);
+    for (int k = 0; k < c.nchanges && k < nw; k++) worst = fmax(worst, fabs(c.changes[k] - want[k]));
+    printf("hysdel CVODE_BDF: %d switches, worst |dt| %.3g\n", c.nchanges, worst);
     CHECK(worst < 1e-5);
   }
   run_close(&r);
@@ -254,11 +231,11 @@ static void test_handler_jumps(void) {
   static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM, CDEVS_QSS3};
   for (int mi = 0; mi < 3; mi++) {
     run r;
-    changes c;
+    probe c;
     if (ode_start(&r, text, NULL, ms[mi], 1e-8, 1e-10)) continue;
     if (!watch(&r, "b", &c, 2.0)) {
-      CHECK_EQ_INT(c.n, 1);
-      if (c.n) CHECK_NEAR(c.t[0], 1.0, 1e-7);
+      CHECK_EQ_INT(c.nchanges, 1);
+      if (c.nchanges) CHECK_NEAR(c.changes[0], 1.0, 1e-7);
     }
     run_close(&r);
   }
@@ -298,17 +275,67 @@ static void test_fast_time_condition(void) {
   const int want = (int)floor(1000.0 / (2 * M_PI));
   for (int mi = 0; mi < 2; mi++) {
     run r;
-    changes c;
+    probe c;
     if (ode_start(&r, text, NULL, ms[mi], 1e-6, 1e-9)) continue;
     if (!watch(&r, "n", &c, 10.0)) {
-      CHECK_EQ_INT(c.n, want);
+      CHECK_EQ_INT(c.nchanges, want);
       double worst = 0;
-      for (int k = 0; k < c.n; k++) worst = fmax(worst, fabs(c.t[k] - 2 * M_PI * (k + 1) / 100));
-      printf("sin(100 t) > 0 under %s: %d events (derived %d), worst |dt| %.3g\n", cdevs_qss_method_name(ms[mi]), c.n,
+      for (int k = 0; k < c.nchanges; k++) worst = fmax(worst, fabs(c.changes[k] - 2 * M_PI * (k + 1) / 100));
+      printf("sin(100 t) > 0 under %s: %d events (derived %d), worst |dt| %.3g\n", cdevs_qss_method_name(ms[mi]), c.nchanges,
              want, worst);
       CHECK(worst < 1e-6);
     }
     run_close(&r);
+  }
+}
+
+/* Semantics the classical system shares with the QSS one, each a closed form, under
+ * both CVODE methods and QSS3 (each failed under CVODE before its fix):
+ *   - a relation whose side a reinit moves keeps working: y = t mod 1 (reinit at 1),
+ *     z' = 1 while y > 0.5: z(3.2) = 3 · 0.5 = 1.5 (CVODE held it at 0.5);
+ *   - a block's first value at the start fires no when that already holds: k.y =
+ *     2 + t/2 > 1 throughout, n = 0 (CVODE counted 1);
+ *   - a handler's later action reads the algebraics its earlier ones changed: a = 2y,
+ *     reinit(y, 5) then n := a gives 10 (CVODE gave 2);
+ *   - an evaluation outside its domain at a trial point is CVODE's to retry: h' =
+ *     -sqrt(h)/2 from 1, h = (1 - t/4)², runs to within 0.01 of t = 4 (CVODE stopped
+ *     at 3.18, at a trial point beyond the step). */
+static void test_shared_semantics(void) {
+  static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM, CDEVS_QSS3};
+  const char *rel = "model m\n  Real y(start = 0), z(start = 0);\nequation\n  der(y) = 1;\n"
+                    "  der(z) = if y > 0.5 then 1 else 0;\n  when y > 1 then\n    reinit(y, 0);\n  end when;\n"
+                    "  annotation(experiment(MMO_Output = {y, z}));\nend m;\n";
+  const char *inp = "model m\n  cdevs.Integrator k(x0 = 2);\n  Real x(start = 0), r;\n  discrete Real n(start = 0);\n"
+                    "equation\n  der(x) = 1;\n  r = 0.5;\n  connect(r, k.u);\n  when k.y > 1 then\n"
+                    "    n = pre(n) + 1;\n  end when;\n  annotation(experiment(MMO_Output = {x, n}));\nend m;\n";
+  const char *hnd = "model m\n  Real x(start = 0), y(start = 1), a;\n  discrete Real n(start = 0);\nequation\n"
+                    "  der(x) = 1;\n  der(y) = 0;\n  a = 2 * y;\n  when x > 0.5 then\n    reinit(y, 5);\n    n = a;\n"
+                    "  end when;\n  annotation(experiment(MMO_Output = {y, n}));\nend m;\n";
+  const char *tank = "model m\n  Real h(start = 1), q;\nequation\n  q = sqrt(h);\n  der(h) = -0.5 * q;\n"
+                     "  annotation(experiment(MMO_Output = {h}));\nend m;\n";
+  for (int mi = 0; mi < 3; mi++) {
+    run r;
+    probe p;
+    if (!ode_start(&r, rel, NULL, ms[mi], 1e-8, 1e-10)) {
+      if (!probe_start(&p, &r, -1) && run_to(&r, 3.2)) CHECK_NEAR(probe_at(&p, "z", 3.2), 1.5, 1e-6);
+      run_close(&r);
+    }
+    if (!ode_start(&r, inp, NULL, ms[mi], 1e-8, 1e-10)) {
+      if (!probe_start(&p, &r, -1) && run_to(&r, 1.0)) CHECK_NEAR(probe_at(&p, "n", 1.0), 0.0, 0.0);
+      run_close(&r);
+    }
+    if (!ode_start(&r, hnd, NULL, ms[mi], 1e-8, 1e-10)) {
+      if (!probe_start(&p, &r, -1) && run_to(&r, 1.0)) CHECK_NEAR(probe_at(&p, "n", 1.0), 10.0, 0.0);
+      run_close(&r);
+    }
+    if (!ode_start(&r, tank, NULL, ms[mi], 1e-8, 1e-10)) {
+      int rc = cdevs_sim_run(r.sim, 10.0);
+      double t = cdevs_sim_time(r.sim);
+      printf("sqrt tank under %s: %s at t = %.6f (h = 0 at 4)\n", cdevs_qss_method_name(ms[mi]),
+             rc ? "stopped" : "ran", t);
+      CHECK(t > 3.99);
+      run_close(&r);
+    }
   }
 }
 
@@ -322,5 +349,6 @@ int main(void) {
   test_handler_jumps();
   test_zeno();
   test_fast_time_condition();
+  test_shared_semantics();
   return check_report("test_ode");
 }

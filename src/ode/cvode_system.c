@@ -61,13 +61,20 @@ typedef struct cv_state {
    * distance on the wrong side of 0 by its own event (a ball at y = -1e-16 after its
    * bounce) is not taken for the side it has to cross again, which hid the next
    * bounce inside one step. h is a tenth of the absolute tolerance for functions of
-   * states, 0 for those of time and discretes alone. zlast, zshrink: the Zeno watch
-   * (as the QSS system's). */
+   * states, 0 for those of time, discretes and inputs alone. zwatch: the Zeno watch
+   * (the QSS system's). */
   int8_t *zsign;
   uint8_t *ztime; /* the function varies in time beyond a line, the states held (sin(100·time)) */
   int any_ztime;
-  double *zh, (*zlast)[2];
-  uint32_t *zshrink;
+  double *zh;
+  cdevs__zeno *zwatch;
+  /* Buffers of an event: the crossing functions before and after a change, which
+   * crossings have fired, the outputs' series (3 per state). */
+  double *g0, *g1, *ser;
+  uint8_t *done;
+  uint8_t *in_seen; /* per input: an event has come (before it, the start value) */
+  double t0;
+  uint32_t tiny; /* steps in a row too short to move time on (see step) */
   cdevs__crand rng; /* rand() in handlers: the stream where the initial algorithm left it */
 } cv_state;
 
@@ -96,7 +103,13 @@ static bc_env env_at(const cv_state *s, double t, const double *pre) {
   return env;
 }
 
-static const char *file_of(const cv_state *s) { return s->sp->file ? s->sp->file : "the model"; }
+/* An evaluation at t failed (outside a function's domain, or not finite): said, -1. */
+static int failed_at(cv_state *s, cdevs__sys_what kind, uint32_t i, double t, int domain) {
+  char what[340];
+  cdevs__sys_name(s->sp, kind, i, what, sizeof what);
+  say(s, "%s is %s at t = %.17g", what, domain ? "outside the domain of a function" : "not a finite number", t);
+  return -1;
+}
 
 /* The algebraics at t, in their order, to `order`; 0, or -1 (said). */
 static int eval_algs(cv_state *s, double t, int order) {
@@ -104,11 +117,7 @@ static int eval_algs(cv_state *s, double t, int order) {
   bc_env env = env_at(s, t, NULL);
   for (uint32_t a = 0; a < sp->n_algs; a++) {
     int bad = cdevs__bc_eval(&sp->alg[a], &env, order, s->alg[a], s->stack);
-    if (bad || !isfinite(s->alg[a][0])) {
-      say(s, "algebraic variable '%s' (%s:%d) is %s at t = %.17g", sp->alg_names ? sp->alg_names[a] : "?",
-          file_of(s), sp->alg_line ? sp->alg_line[a] : 0, bad ? "outside a function's domain" : "not finite", t);
-      return -1;
-    }
+    if (bad || !isfinite(s->alg[a][0])) return failed_at(s, SYS_ALG, a, t, bad);
   }
   return 0;
 }
@@ -116,19 +125,17 @@ static int eval_algs(cv_state *s, double t, int order) {
 static int rhs(sunrealtype t, N_Vector y, N_Vector yd, void *ud) {
   cv_state *s = ud;
   const cdevs__sys_spec *sp = s->sp;
+  /* A failure is recoverable: CVODE evaluates at trial points beyond where the model
+   * is defined (sqrt of a level about to reach 0), and tries a smaller step; the
+   * message stays for when it gives up. */
   load(s, t, NV_DATA_S(y), NULL, NULL);
-  if (eval_algs(s, t, 0)) return -1;
+  if (eval_algs(s, t, 0)) return 1;
   bc_env env = env_at(s, t, NULL);
   double *d = NV_DATA_S(yd);
   for (uint32_t j = 0; j < sp->n_states; j++) {
     double r[4];
     int bad = cdevs__bc_eval(&sp->der[j], &env, 0, r, s->stack);
-    if (bad) {
-      say(s, "der(%s) (%s:%d): argument outside the domain of a function at t = %.17g", sp->state_names[j],
-          file_of(s), sp->der_line ? sp->der_line[j] : 0, t);
-      return -1;
-    }
-    if (!isfinite(r[0])) return 1; /* recoverable: CVODE tries a smaller step, and says so if it cannot */
+    if (bad || !isfinite(r[0])) return failed_at(s, SYS_DER, j, t, bad), 1;
     d[j] = r[0];
   }
   return 0;
@@ -142,11 +149,8 @@ static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
   bc_env env = env_at(s, t, NULL);
   for (uint32_t z = 0; z < sp->n_cross; z++) {
     double r[4];
-    if (cdevs__bc_eval(&sp->cross[z].f, &env, 0, r, s->stack) || !isfinite(r[0])) {
-      say(s, "the condition at %s:%d:%d is not a finite number at t = %.17g", file_of(s), sp->cross[z].line,
-          sp->cross[z].col, t);
-      return -1;
-    }
+    int bad = cdevs__bc_eval(&sp->cross[z].f, &env, 0, r, s->stack);
+    if (bad || !isfinite(r[0])) return failed_at(s, SYS_CROSS, z, t, bad);
     g[z] = r[0] + s->zsign[z] * s->zh[z];
   }
   return 0;
@@ -154,17 +158,15 @@ static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
 
 /* CVODE's own messages go into err, not to stderr. */
 static void cv_error(int code, const char *module, const char *function, char *msg, void *ud) {
-  (void)code, (void)module, (void)function;
-  say(ud, "%s", msg);
+  (void)module, (void)function;
+  if (code < 0) say(ud, "%s", msg); /* (not its warnings: "t + h = t on the next step") */
 }
 
 /* Stops the run: CVODE's flag, its message (or the evaluation's), the time. */
 static void fail(cdevs_ctx *cx, cv_state *s, int flag, double t) {
   char *name = CVodeGetReturnFlagName(flag);
-  cdevs_ctx_fail(cx, "%s (CVODE %s) stopped at t = %.17g: %s%s", s->bdf ? "CVODE_BDF" : "CVODE_AM",
-                 name ? name : "?", t, s->err[0] ? s->err : "no message",
-                 flag == CV_TOO_MUCH_WORK ? " (too much work: the model may be stiff, try CVODE_BDF, or a larger "
-                                            "tolerance)" : "");
+  cdevs_ctx_fail(cx, "%s (CVODE %s) stopped at t = %.17g: %s", s->bdf ? "CVODE_BDF" : "CVODE_AM", name ? name : "?",
+                 t, s->err[0] ? s->err : "no message");
   free(name);
 }
 
@@ -176,16 +178,7 @@ static int outputs_at(cdevs_ctx *cx, cv_state *s, double t) {
   const cdevs__sys_spec *sp = s->sp;
   uint32_t ns = sp->n_states;
   double *y = NV_DATA_S(s->dy);
-  double *c[3] = {NULL, NULL, NULL};
-  double tmp[3][64], *heap = NULL;
-  if (ns <= 64) {
-    c[0] = tmp[0], c[1] = tmp[1], c[2] = tmp[2];
-  } else if ((heap = malloc(3 * ns * sizeof *heap))) {
-    c[0] = heap, c[1] = heap + ns, c[2] = heap + 2 * ns;
-  } else {
-    cdevs_ctx_fail(cx, "out of memory");
-    return -1;
-  }
+  double *c[3] = {s->ser, s->ser + ns, s->ser + 2 * ns};
   int qu = 0; /* the interpolant's degree: CVODE's order in the last step */
   if (CVodeGetLastOrder(s->mem, &qu) < 0) qu = 0;
   int order = qu < 2 ? qu : 2;
@@ -193,7 +186,6 @@ static int outputs_at(cdevs_ctx *cx, cv_state *s, double t) {
   for (int k = 0; k <= order; k++) {
     int flag = CVodeGetDky(s->mem, t, k, s->dy);
     if (flag < 0) {
-      free(heap);
       fail(cx, s, flag, t);
       return -1;
     }
@@ -210,7 +202,6 @@ static int outputs_at(cdevs_ctx *cx, cv_state *s, double t) {
     else if (sp->out_kind[o] == 1) memcpy(r, s->alg[i], sizeof s->out[o]), r[3] = 0.0;
     else r[0] = s->disc[i], r[1] = r[2] = r[3] = 0.0;
   }
-  free(heap);
   if (rc) {
     cdevs_ctx_fail(cx, "%s", s->err);
     return -1;
@@ -280,11 +271,37 @@ static int step(cdevs_ctx *cx, cv_state *s, double t) {
   }
   double tret = t;
   s->err[0] = 0;
-  if (s->any_ztime) CVodeSetMaxStep(s->mem, step_cap(s, t) < INFINITY ? step_cap(s, t) : 0.0);
-  int flag = CVode(s->mem, isfinite(s->t_end) ? s->t_end : t + 1.0, s->y, &tret, CV_ONE_STEP);
+  if (s->any_ztime) {
+    double cap = step_cap(s, t);
+    CVodeSetMaxStep(s->mem, cap < INFINITY ? cap : 0.0); /* (0: none) */
+  }
+  /* (tout only sets the direction and, after a restart, bounds the first step by a
+   * tenth of its distance: the end, or a scale of t.) */
+  double tout = isfinite(s->t_end) ? s->t_end : t + fmax(1.0, fabs(t));
+  int flag = CVode(s->mem, tout, s->y, &tret, CV_ONE_STEP);
   if (flag < 0) {
     fail(cx, s, flag, tret);
     return -1;
+  }
+  /* In one-step mode CVODE's own step limit never counts past one: a step size that
+   * collapses (a discontinuity without an event) is seen here, as steps that no
+   * longer move time on. */
+  if (tret - t <= 1e-14 * fmax(1.0, fabs(t))) {
+    if (++s->tiny > 10000) {
+      char with[300] = "";
+      if (s->sp->n_states) { /* the largest state: a solution that grows without bound stalls so */
+        uint32_t big = 0;
+        for (uint32_t i = 1; i < s->sp->n_states; i++)
+          if (fabs(NV_Ith_S(s->y, i)) > fabs(NV_Ith_S(s->y, big))) big = i;
+        snprintf(with, sizeof with, ", with %s = %.6g", s->sp->state_names[big], NV_Ith_S(s->y, big));
+      }
+      cdevs_ctx_fail(cx, "%s stopped at t = %.17g: %u steps in a row too short to move time on%s (a finite-time "
+                     "blow-up, a change with no event, or a stiff model under CVODE_AM)",
+                     s->bdf ? "CVODE_BDF" : "CVODE_AM", t, s->tiny, with);
+      return -1;
+    }
+  } else {
+    s->tiny = 0;
   }
   s->steps++;
   s->started = 1;
@@ -314,39 +331,23 @@ static int restart(cdevs_ctx *cx, cv_state *s, double t) {
   return step(cx, s, t);
 }
 
-/* Zeno behaviour, as the QSS system finds it: crossing z's events at intervals
- * shrinking four times in a row, down to where the function's excursion between two
- * of them (the interval times its slope there) is within 100 hysteresis bands: past
- * that the solver misses one, and a bouncing ball falls through its floor. An error
- * naming the condition and the accumulation time estimated from the last ratio,
- * unless the run goes on (--zeno continue). */
+/* Zeno behaviour, as the QSS system finds it (cdevs__zeno_*): the function's slope at
+ * t, from its series on the states' (y, f(y)), only once its events have shrunk four
+ * times in a row. An error unless the run goes on (--zeno continue). */
 static int zeno_watch(cdevs_ctx *cx, cv_state *s, uint32_t z, double t) {
   const cdevs__sys_spec *sp = s->sp;
-  double dt = t - s->zlast[z][0], prev = s->zlast[z][1];
-  s->zlast[z][0] = t;
-  if (!(dt >= 0.0)) return 0; /* the first */
-  s->zlast[z][1] = dt;
-  /* Shrinking means by a visible factor: a periodic crossing's intervals (a diode
-   * turning off every switching period) differ by round-off, and four of those in a
-   * row stopped a flyback under QSS1 as "accumulating at t = 0.11". */
-  s->zshrink[z] = dt < 0.99 * prev ? s->zshrink[z] + 1 : 0;
-  if (s->zshrink[z] < 4) return 0;
-  /* The slope of the function at t: its series on the states' (y, f(y)). */
-  if (rhs(t, s->y, s->dy, s) < 0) return 0;
+  double dt, r, t_acc, f[4];
+  char what[340], msg[700];
+  if (!cdevs__zeno_shrinking(&s->zwatch[z], t, &dt, &r)) return 0;
+  if (rhs(t, s->y, s->dy, s) != 0) return 0;
   load(s, t, NV_DATA_S(s->y), NV_DATA_S(s->dy), NULL);
-  double f[4];
   bc_env env = env_at(s, t, NULL);
   if (eval_algs(s, t, 1) || cdevs__bc_eval(&sp->cross[z].f, &env, 1, f, s->stack) || !isfinite(f[1])) return 0;
-  if (!(dt * fabs(f[1]) < 100.0 * s->zh[z])) return 0;
-  double r = dt / prev, t_acc = t + dt * r / (1.0 - r);
-  s->zshrink[z] = 0;
+  cdevs__sys_name(sp, SYS_CROSS, z, what, sizeof what);
+  if (!cdevs__zeno_accumulates(&s->zwatch[z], t, dt, r, f[1], s->zh[z], what, &t_acc, msg, sizeof msg)) return 0;
   if (s->zeno++ == 0) s->zeno_t = t_acc;
   if (s->zeno_continue) return 0;
-  cdevs_ctx_fail(cx,
-                 "Zeno behaviour: the condition at %s:%d:%d fires at ever shorter intervals (the last %.3g, %.3g of "
-                 "the one before), accumulating at t = %.10g, where the model has no continuation; results are kept "
-                 "up to here (--zeno continue goes on regardless)",
-                 file_of(s), sp->cross[z].line, sp->cross[z].col, dt, r, t_acc);
+  cdevs_ctx_fail(cx, "%s", msg);
   return -1;
 }
 
@@ -361,22 +362,26 @@ static int handle(cdevs_ctx *cx, cv_state *s, uint32_t z, int dir, double t) {
   s->crossings++;
   if (s->zh[z] > 0.0 && zeno_watch(cx, s, z, t)) return -1;
   load(s, t, NV_DATA_S(s->y), NULL, NULL);
-  if (eval_algs(s, t, 0)) {
-    cdevs_ctx_fail(cx, "%s", s->err);
-    return -1;
-  }
   for (uint32_t a = 0; a < n; a++) {
     const sys_action *ac = &acts[a];
     if (ac->reinit == ACT_JUMP) {
       a = ac->target - 1;
       continue;
     }
+    /* The algebraics as the actions before this one left the states and discretes. */
+    if (ac->value.reads_alg && eval_algs(s, t, 0)) {
+      cdevs_ctx_fail(cx, "%s", s->err);
+      return -1;
+    }
     bc_env env = env_at(s, t, s->pre);
     env.rng = &s->rng;
     double val[4];
-    if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack) || !isfinite(val[0])) {
-      cdevs_ctx_fail(cx, "a value set in a when clause (the condition at %s:%d:%d) is not a finite number at t = %.17g",
-                     file_of(s), c->line, c->col, t);
+    int bad = cdevs__bc_eval(&ac->value, &env, 0, val, s->stack);
+    if (bad || !isfinite(val[0])) {
+      char where[340];
+      cdevs__sys_name(sp, SYS_CROSS, z, where, sizeof where);
+      cdevs_ctx_fail(cx, "a value set in a when clause (%s) is %s at t = %.17g", where,
+                     bad ? "outside the domain of a function" : "not a finite number", t);
       return -1;
     }
     if (ac->reinit == ACT_JUMP_UNLESS) {
@@ -410,13 +415,17 @@ static int settle_sides(cdevs_ctx *cx, cv_state *s, double t) {
       uint32_t d = sp->cross[z].side_disc;
       if (!d) continue;
       double r[4];
-      if (cdevs__bc_eval(&sp->cross[z].f, &env, 0, r, s->stack) || !isfinite(r[0])) {
-        cdevs_ctx_fail(cx, "the condition at %s:%d:%d is not a finite number at t = %.17g", file_of(s),
-                       sp->cross[z].line, sp->cross[z].col, t);
+      int bad = cdevs__bc_eval(&sp->cross[z].f, &env, 0, r, s->stack);
+      if (bad || !isfinite(r[0])) {
+        failed_at(s, SYS_CROSS, z, t, bad);
+        cdevs_ctx_fail(cx, "%s", s->err);
         return -1;
       }
       double side = r[0] > 0.0 ? 1.0 : r[0] < 0.0 ? -1.0 : s->disc[d - 1];
-      if (side != s->disc[d - 1]) s->disc[d - 1] = side, changed = 1;
+      if (side != s->disc[d - 1]) { /* its side, and the side CVODE's root function keeps */
+        s->disc[d - 1] = side, changed = 1;
+        s->zsign[z] = (int8_t)side;
+      }
     }
     if (!changed) return 0;
   }
@@ -446,11 +455,7 @@ static int sign_of(double g) { return g > 0.0 ? 1 : g < 0.0 ? -1 : 0; }
 static int jumps(cdevs_ctx *cx, cv_state *s, double t, double *g0, uint8_t *done) {
   const cdevs__sys_spec *sp = s->sp;
   uint32_t nz = sp->n_cross;
-  double *g1 = malloc((nz ? nz : 1) * sizeof *g1);
-  if (!g1) {
-    cdevs_ctx_fail(cx, "out of memory");
-    return -1;
-  }
+  double *g1 = s->g1;
   int rc = 0;
   for (uint32_t round = 0; round <= nz && !rc; round++) {
     if (settle_sides(cx, s, t) || (nz && roots(t, s->y, g1, s))) {
@@ -471,7 +476,6 @@ static int jumps(cdevs_ctx *cx, cv_state *s, double t, double *g0, uint8_t *done
     if (!any) break;
     memcpy(g0, g1, nz * sizeof *g0);
   }
-  free(g1);
   return rc;
 }
 
@@ -489,15 +493,7 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->t_end = a->t_end;
   s->t = cdevs_ctx_time(cx);
   uint32_t ns = sp->n_states, nz = sp->n_cross, nv = ns + sp->n_in;
-  uint32_t depth = 4;
-  for (uint32_t i = 0; i < ns; i++) depth = sp->der[i].max_stack > depth ? sp->der[i].max_stack : depth;
-  for (uint32_t i = 0; i < sp->n_algs; i++) depth = sp->alg[i].max_stack > depth ? sp->alg[i].max_stack : depth;
-  for (uint32_t z = 0; z < nz; z++) {
-    const sys_crossing *c = &sp->cross[z];
-    depth = c->f.max_stack > depth ? c->f.max_stack : depth;
-    for (uint32_t k = 0; k < c->n_rise; k++) depth = c->on_rise[k].value.max_stack > depth ? c->on_rise[k].value.max_stack : depth;
-    for (uint32_t k = 0; k < c->n_fall; k++) depth = c->on_fall[k].value.max_stack > depth ? c->on_fall[k].value.max_stack : depth;
-  }
+  uint32_t depth = cdevs__sys_stack_depth(sp), n1 = nz ? nz : 1;
   s->v = calloc(nv ? nv : 1, sizeof *s->v);
   s->alg = calloc(sp->n_algs ? sp->n_algs : 1, sizeof *s->alg);
   s->disc = calloc(sp->n_discs ? sp->n_discs : 1, sizeof *s->disc);
@@ -507,31 +503,44 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->out = calloc(sp->n_out ? sp->n_out : 1, sizeof *s->out);
   s->zsign = calloc(nz ? nz : 1, sizeof *s->zsign);
   s->ztime = calloc(nz ? nz : 1, 1);
-  s->zh = calloc(nz ? nz : 1, sizeof *s->zh);
-  s->zlast = calloc(nz ? nz : 1, sizeof *s->zlast);
-  s->zshrink = calloc(nz ? nz : 1, sizeof *s->zshrink);
+  s->zh = calloc(n1, sizeof *s->zh);
+  s->zwatch = calloc(n1, sizeof *s->zwatch);
+  s->g0 = calloc(n1, sizeof *s->g0);
+  s->g1 = calloc(n1, sizeof *s->g1);
+  s->done = calloc(n1, 1);
+  s->ser = calloc(3 * (size_t)(ns ? ns : 1), sizeof *s->ser);
+  s->in_seen = calloc(sp->n_in ? sp->n_in : 1, 1);
   if (!s->v || !s->alg || !s->disc || !s->pre || !s->stack || !s->roots || !s->out || !s->zsign || !s->zh ||
-      !s->zlast || !s->zshrink || !s->ztime)
+      !s->zwatch || !s->ztime || !s->g0 || !s->g1 || !s->done || !s->ser || !s->in_seen)
     return CDEVS_ENOMEM;
-  { /* Degrees in time alone (the states held): algebraics in their order, then crossings. */
-    uint8_t *adeg = calloc(sp->n_algs ? sp->n_algs : 1, 1);
+  s->t0 = s->t;
+  { /* Per algebraic, in their order (each reads only earlier ones): its degree in
+     * time alone (the states held), and whether it reads a state; then per crossing
+     * the same, for the step's cap and the hysteresis. */
+    uint8_t *adeg = calloc(sp->n_algs ? sp->n_algs : 1, 1), *astate = calloc(sp->n_algs ? sp->n_algs : 1, 1);
     int *st = calloc(depth, sizeof *st);
-    if (!adeg || !st) return free(adeg), free(st), CDEVS_ENOMEM;
-    for (uint32_t g = 0; g < sp->n_algs; g++) adeg[g] = (uint8_t)cdevs__bc_degree(&sp->alg[g], 0, 4, adeg, st);
+    if (!adeg || !astate || !st) return free(adeg), free(astate), free(st), CDEVS_ENOMEM;
+    for (uint32_t g = 0; g < sp->n_algs; g++) {
+      const bc_code *code = &sp->alg[g];
+      adeg[g] = (uint8_t)cdevs__bc_degree(code, 0, 4, adeg, st);
+      for (uint32_t i = 0; i < code->n && !astate[g]; i++)
+        astate[g] = (BC_READS_STATE(code->ins[i].op) && code->ins[i].arg < ns) ||
+                    (code->ins[i].op == BC_ALG && astate[code->ins[i].arg]);
+    }
     for (uint32_t z = 0; z < nz; z++) {
-      s->ztime[z] = sp->cross[z].sample_interval == 0.0 && cdevs__bc_degree(&sp->cross[z].f, 0, 4, adeg, st) >= 2;
+      const bc_code *f = &sp->cross[z].f;
+      int reads_states = 0;
+      for (uint32_t i = 0; i < f->n; i++)
+        reads_states |= (BC_READS_STATE(f->ins[i].op) && f->ins[i].arg < ns) ||
+                        (f->ins[i].op == BC_ALG && astate[f->ins[i].arg]);
+      s->zh[z] = reads_states ? s->atol / 10.0 : 0.0;
+      cdevs__zeno_init(&s->zwatch[z]);
+      s->ztime[z] = sp->cross[z].sample_interval == 0.0 && cdevs__bc_degree(f, 0, 4, adeg, st) >= 2;
       s->any_ztime |= s->ztime[z];
     }
-    free(adeg), free(st);
+    free(adeg), free(astate), free(st);
   }
   s->zeno_continue = a->zeno_continue;
-  for (uint32_t z = 0; z < nz; z++) {
-    const bc_code *f = &sp->cross[z].f;
-    int reads_states = 0;
-    for (uint32_t i = 0; i < f->n; i++) reads_states |= BC_READS_STATE(f->ins[i].op) || f->ins[i].op == BC_ALG;
-    s->zh[z] = reads_states ? s->atol / 10.0 : 0.0;
-    s->zlast[z][0] = NAN, s->zlast[z][1] = INFINITY;
-  }
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof *s->disc);
   memcpy(s->pre, sp->disc0, sp->n_discs * sizeof *s->pre);
   s->rng = sp->rng;
@@ -550,28 +559,18 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t i = 0; i < ns; i++) NV_Ith_S(s->y, i) = sp->x0[i];
   if (ns == 0) NV_Ith_S(s->y, 0) = 0.0; /* (a model of discretes only: CVODE integrates 0) */
   /* Sides of the relations from the start values; samples at their first instants. */
-  for (uint32_t z = 0; z < nz; z++) {
-    const sys_crossing *c = &sp->cross[z];
-    if (!(c->sample_interval > 0.0)) continue;
-    double k = c->sample_start < s->t ? ceil((s->t - c->sample_start) / c->sample_interval) : 0.0;
-    s->disc[c->sample_disc] = c->sample_start + k * c->sample_interval;
-  }
+  for (uint32_t z = 0; z < nz; z++)
+    if (sp->cross[z].sample_interval > 0.0) s->disc[sp->cross[z].sample_disc] = cdevs__sys_first_sample(&sp->cross[z], s->t);
   if (settle_sides(cx, s, s->t)) return CDEVS_EMODEL;
   /* Each crossing starts on the side its function is on (heading down from 0). */
-  if (nz) {
-    double *g = calloc(nz, sizeof *g);
-    if (!g) return CDEVS_ENOMEM;
-    int bad = roots(s->t, s->y, g, s); /* (zsign 0: no offset yet) */
-    for (uint32_t z = 0; z < nz; z++) s->zsign[z] = (int8_t)(g[z] > 0.0 ? 1 : -1);
-    free(g);
-    if (bad) {
-      cdevs_ctx_fail(cx, "%s", s->err);
-      return CDEVS_EMODEL;
-    }
+  if (nz && roots(s->t, s->y, s->g0, s)) { /* (zsign 0: no offset yet) */
+    cdevs_ctx_fail(cx, "%s", s->err);
+    return CDEVS_EMODEL;
   }
+  for (uint32_t z = 0; z < nz; z++) s->zsign[z] = (int8_t)(s->g0[z] > 0.0 ? 1 : -1);
   if (CVodeInit(s->mem, rhs, s->t, s->y) || CVodeSStolerances(s->mem, s->rtol, s->atol) ||
       CVodeSetUserData(s->mem, s) || CVodeSetErrHandlerFn(s->mem, cv_error, s) ||
-      CVodeSetLinearSolver(s->mem, s->LS, s->A) || CVodeSetMaxNumSteps(s->mem, 100000) ||
+      CVodeSetLinearSolver(s->mem, s->LS, s->A) ||
       (nz && (CVodeRootInit(s->mem, (int)nz, roots) || CVodeSetNoInactiveRootWarn(s->mem))) ||
       (isfinite(s->t_end) && CVodeSetStopTime(s->mem, s->t_end))) {
     cdevs_ctx_fail(cx, "CVODE could not be set up: %s", s->err[0] ? s->err : "out of memory");
@@ -590,7 +589,8 @@ static void cv_fini(void *state) {
   if (s->mem) CVodeFree(&s->mem);
   if (s->ctx) SUNContext_Free(&s->ctx);
   free(s->v), free(s->alg), free(s->disc), free(s->pre), free(s->stack), free(s->roots), free(s->out);
-  free(s->zsign), free(s->zh), free(s->zlast), free(s->zshrink), free(s->ztime);
+  free(s->zsign), free(s->zh), free(s->zwatch), free(s->ztime), free(s->g0), free(s->g1), free(s->done);
+  free(s->ser), free(s->in_seen);
 }
 
 static double cv_ta(const void *state) {
@@ -610,6 +610,7 @@ static void cv_output(cdevs_ctx *cx, const void *state) {
 static void cv_int(cdevs_ctx *cx, void *state) {
   cv_state *s = state;
   double t = s->t = cdevs_ctx_time(cx);
+  s->err[0] = 0;
   if (s->dirty) { /* the outputs at t are sent */
     s->dirty = 0;
     return;
@@ -631,26 +632,23 @@ static void cv_int(cdevs_ctx *cx, void *state) {
   /* A root: the handlers of the crossings found, in their order (a sample's
    * function, time - next, rises through its instant); then what they made jump. */
   uint32_t nz = s->sp->n_cross;
-  double *g0 = malloc((nz ? nz : 1) * sizeof *g0);
-  uint8_t *done = calloc(nz ? nz : 1, 1);
-  int rc = g0 && done ? 0 : -1;
-  if (rc) cdevs_ctx_fail(cx, "out of memory");
-  if (!rc && CVodeGetRootInfo(s->mem, s->roots)) {
+  int rc = 0;
+  memset(s->done, 0, nz);
+  if (CVodeGetRootInfo(s->mem, s->roots)) {
     fail(cx, s, CV_MEM_NULL, t);
     rc = -1;
   }
-  if (!rc && roots(t, s->y, g0, s)) {
+  if (!rc && roots(t, s->y, s->g0, s)) {
     cdevs_ctx_fail(cx, "%s", s->err);
     rc = -1;
   }
   for (uint32_t z = 0; !rc && z < nz; z++) {
     int dir = s->sp->cross[z].sample_interval > 0.0 ? 1 : s->roots[z];
     if (!s->roots[z]) continue;
-    done[z] = 1;
+    s->done[z] = 1;
     rc = handle(cx, s, z, dir, t);
   }
-  if (!rc) rc = jumps(cx, s, t, g0, done);
-  free(g0), free(done);
+  if (!rc) rc = jumps(cx, s, t, s->g0, s->done);
   if (!rc) (void)restart(cx, s, t);
 }
 
@@ -659,47 +657,47 @@ static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   cv_state *s = state;
   const cdevs__sys_spec *sp = s->sp;
   double t = s->t = cdevs_ctx_time(cx);
+  s->err[0] = 0;
   if (state_at(cx, s, t)) return;
   /* The crossing functions just before the inputs change, to see which they jump. */
-  double *before = malloc((sp->n_cross ? sp->n_cross : 1) * sizeof *before);
-  if (!before) {
-    cdevs_ctx_fail(cx, "out of memory");
-    return;
-  }
-  if (sp->n_cross && roots(t, s->y, before, s)) {
-    free(before);
+  uint32_t nz = sp->n_cross;
+  if (nz && roots(t, s->y, s->g0, s)) {
     cdevs_ctx_fail(cx, "%s", s->err);
     return;
   }
+  /* Each input's first event at the start replaces its start value: the crossings
+   * take their sides from it, as from the start values, and fire nothing (Modelica
+   * does not fire a when that holds at the start). As the QSS system. */
+  int starting = t == s->t0;
   for (size_t i = 0; i < x->n; i++) {
     uint32_t k = (uint32_t)x->events[i].port;
-    const cdevs_value *v = x->events[i].value;
     if (k >= sp->n_in) continue;
-    double c[4] = {0, 0, 0, 0};
-    if (v->kind == CDEVS_TAYLOR) memcpy(c, v->u.taylor, sizeof c);
-    else if (v->kind == CDEVS_REAL) c[0] = v->u.real;
-    else if (v->kind == CDEVS_INT) c[0] = (double)v->u.integer;
-    if (!isfinite(c[0] + c[1] + c[2] + c[3])) {
-      free(before);
-      cdevs_ctx_fail(cx, "input '%s' received a value that is not finite (%g)", sp->in_names ? sp->in_names[k] : "?",
-                     c[0]);
+    double c[4];
+    int order;
+    char msg[320];
+    if (cdevs__sys_input(sp, k, x->events[i].value, c, &order, msg, sizeof msg)) {
+      cdevs_ctx_fail(cx, "%s", msg);
       return;
     }
+    starting &= !s->in_seen[k];
+    s->in_seen[k] = 1;
     cdevs__qvar *q = &s->v[sp->n_states + k];
     memset(q, 0, sizeof *q);
-    q->q[0] = c[0], q->q[1] = v->kind == CDEVS_TAYLOR && v->order >= 1 ? c[1] : 0.0;
-    q->q[2] = v->kind == CDEVS_TAYLOR && v->order >= 2 ? c[2] : 0.0;
+    for (int j = 0; j <= order && j <= 2; j++) q->q[j] = c[j]; /* (to QSS3's degree, as the QSS system reads it) */
     q->tq = t;
   }
-  /* A when condition the new inputs jump across fires now (not at the start, as in
-   * the QSS system: a block's first value replaces the start value). */
-  uint8_t *done = calloc(sp->n_cross ? sp->n_cross : 1, 1);
-  int rc = done ? 0 : -1;
-  if (done && !s->started) memset(done, 1, sp->n_cross);
-  if (!rc) rc = jumps(cx, s, t, before, done);
-  else cdevs_ctx_fail(cx, "out of memory");
-  free(before), free(done);
-  if (rc) return;
+  memset(s->done, starting, nz);
+  if (jumps(cx, s, t, s->g0, s->done)) return;
+  if (starting && nz) { /* the sides the start's values put the crossings on */
+    if (roots(t, s->y, s->g1, s)) {
+      cdevs_ctx_fail(cx, "%s", s->err);
+      return;
+    }
+    for (uint32_t z = 0; z < nz; z++) {
+      double f = s->g1[z] - s->zsign[z] * s->zh[z];
+      if (f != 0.0 && !sp->cross[z].side_disc) s->zsign[z] = (int8_t)(f > 0.0 ? 1 : -1);
+    }
+  }
   if (!s->started) return; /* the first transition, due now, takes the first step */
   (void)restart(cx, s, t);
 }
