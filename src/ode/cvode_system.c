@@ -68,6 +68,7 @@ typedef struct cv_state {
   int any_ztime;
   double *zh;
   cdevs__zeno *zwatch;
+  uint8_t *zself; /* its handlers change what its function reads (an ideal diode): no Zeno watch, as in QSS */
   /* Buffers of an event: the crossing functions before and after a change, which
    * crossings have fired, the outputs' series (3 per state). */
   double *g0, *g1, *ser;
@@ -360,7 +361,7 @@ static int handle(cdevs_ctx *cx, cv_state *s, uint32_t z, int dir, double t) {
   s->zsign[z] = (int8_t)(dir > 0 ? 1 : -1);
   if (!n) return 0;
   s->crossings++;
-  if (s->zh[z] > 0.0 && zeno_watch(cx, s, z, t)) return -1;
+  if (s->zh[z] > 0.0 && !s->zself[z] && zeno_watch(cx, s, z, t)) return -1;
   load(s, t, NV_DATA_S(s->y), NULL, NULL);
   for (uint32_t a = 0; a < n; a++) {
     const sys_action *ac = &acts[a];
@@ -479,6 +480,38 @@ static int jumps(cdevs_ctx *cx, cv_state *s, double t, double *g0, uint8_t *done
   return rc;
 }
 
+/* zself: per crossing, whether its handlers reinit a state or assign a discrete its
+ * function reads, directly or through algebraics. 0, or -1 out of memory. */
+static int self_changing(cv_state *s) {
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t na = sp->n_algs, *todo = malloc((na ? na : 1) * sizeof *todo);
+  uint8_t *seen = malloc(na ? na : 1);
+  if (!todo || !seen) return free(todo), free(seen), -1;
+  for (uint32_t z = 0; z < sp->n_cross; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    memset(seen, 0, na);
+    uint32_t top = 0;
+    const bc_code *code = &c->f;
+    for (;;) { /* the function's code, then each algebraic it reaches, once */
+      for (uint32_t i = 0; i < code->n; i++) {
+        const bc_ins *in = &code->ins[i];
+        if (in->op == BC_ALG && !seen[in->arg]) seen[in->arg] = 1, todo[top++] = in->arg;
+        for (int side = 0; side < 2 && !s->zself[z]; side++) {
+          const sys_action *acts = side ? c->on_fall : c->on_rise;
+          for (uint32_t k = 0; k < (side ? c->n_fall : c->n_rise); k++)
+            if ((acts[k].reinit == ACT_REINIT && BC_READS_STATE(in->op) && in->arg == acts[k].target) ||
+                (acts[k].reinit == ACT_ASSIGN && (in->op == BC_DISC || in->op == BC_PRE) && in->arg == acts[k].target))
+              s->zself[z] = 1;
+        }
+      }
+      if (!top || s->zself[z]) break;
+      code = &sp->alg[todo[--top]];
+    }
+  }
+  free(todo), free(seen);
+  return 0;
+}
+
 /* ---- The atomic model ----------------------------------------------------------------- */
 
 static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
@@ -510,8 +543,9 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->done = calloc(n1, 1);
   s->ser = calloc(3 * (size_t)(ns ? ns : 1), sizeof *s->ser);
   s->in_seen = calloc(sp->n_in ? sp->n_in : 1, 1);
+  s->zself = calloc(n1, 1);
   if (!s->v || !s->alg || !s->disc || !s->pre || !s->stack || !s->roots || !s->out || !s->zsign || !s->zh ||
-      !s->zwatch || !s->ztime || !s->g0 || !s->g1 || !s->done || !s->ser || !s->in_seen)
+      !s->zwatch || !s->ztime || !s->g0 || !s->g1 || !s->done || !s->ser || !s->in_seen || !s->zself)
     return CDEVS_ENOMEM;
   s->t0 = s->t;
   { /* Per algebraic, in their order (each reads only earlier ones): its degree in
@@ -541,6 +575,7 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
     free(adeg), free(astate), free(st);
   }
   s->zeno_continue = a->zeno_continue;
+  if (self_changing(s)) return CDEVS_ENOMEM;
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof *s->disc);
   memcpy(s->pre, sp->disc0, sp->n_discs * sizeof *s->pre);
   s->rng = sp->rng;
@@ -590,7 +625,7 @@ static void cv_fini(void *state) {
   if (s->ctx) SUNContext_Free(&s->ctx);
   free(s->v), free(s->alg), free(s->disc), free(s->pre), free(s->stack), free(s->roots), free(s->out);
   free(s->zsign), free(s->zh), free(s->zwatch), free(s->ztime), free(s->g0), free(s->g1), free(s->done);
-  free(s->ser), free(s->in_seen);
+  free(s->ser), free(s->in_seen), free(s->zself);
 }
 
 static double cv_ta(const void *state) {
