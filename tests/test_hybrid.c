@@ -14,15 +14,6 @@
 
 #include "mo_run.h"
 
-/* Compiles text, watches its outputs (output `watch` for changes) and runs it to t:
- * 1 if all went well (r is then to be closed), 0 after a failed check (r closed). */
-static int run_probed(run *r, probe *p, const char *text, cdevs_qss_method method, double tol, double abstol,
-                      double t, int watch) {
-  if (run_text(r, text, method, tol, abstol)) return 0;
-  if (!probe_start(p, r, watch) && run_to(r, t)) return 1;
-  run_close(r);
-  return 0;
-}
 
 /* der(x) = r.y reads a ramp (x = t²/2); a block integrates v = 2x (connect(v, k.u)):
  * k.y = 1 + t³/3. */
@@ -54,11 +45,8 @@ static void test_equations_and_blocks(void) {
   }
 }
 
-/* A thermostat: a hysteresis block reads T (connect(T, h.u)) and switches the
- * heater, which der(T) reads: on below 19, off above 21, from T = 15.
- *   on:  T' = -0.1 (T - 10) + 2, T = 30 - (30 - T0) e^{-0.1 t}: 15 -> 21 in 10 ln(15/9)
- *   off: T' = -0.1 (T - 10),     T = 10 + (T0 - 10) e^{-0.1 t}: 21 -> 19 in 10 ln(11/9)
- *   on again 19 -> 21: 30 - 11 e^{-0.1 t} = 21 in 10 ln(11/9). */
+/* The thermostat (thermostat_mo, tests/mo_run.h): a hysteresis block and the
+ * equations in a loop, its switches at the closed-form times. */
 static void test_thermostat(void) {
   const char *text = thermostat_mo;
   run r;
@@ -66,16 +54,15 @@ static void test_thermostat(void) {
   const double tol = 1e-8, abstol = 1e-10;
   if (run_text(&r, text, CDEVS_QSS3, tol, abstol)) return;
   if (!probe_start(&p, &r, 1) && run_to(&r, 60.0)) {
-    double t = 10 * log(15.0 / 9.0), half = 10 * log(11.0 / 9.0), worst = 0;
+    double worst = 0;
     /* Each switch where q_T meets the threshold: within a quantum (21·tol) over the
-     * slope there (at least 0.2 K/s), plus the error T has gathered, which the
-     * next switch inherits: a few quanta per cycle; 1e-5 s is ample and far below
-     * the half period (2.007 s) a missed or extra switch would show. */
-    CHECK_EQ_INT(p.nchanges, 28); /* 5.108 + 2.007·k <= 60: k = 0..27 */
+     * slope there (0.9 K/s), 2.3e-7 s, plus the error T has gathered, which the next
+     * switch inherits: a few quanta per cycle over 14 cycles; 1e-5 s is ample and far
+     * below the half period (2.007 s) a missed or extra switch would show. */
+    CHECK_EQ_INT(p.nchanges, THERMOSTAT_SWITCHES);
     for (int k = 0; k < p.nchanges; k++) {
-      worst = fmax(worst, fabs(p.changes[k] - t));
+      worst = fmax(worst, fabs(p.changes[k] - thermostat_switch(k)));
       CHECK_NEAR(p.to[k], k % 2 ? 1.0 : 0.0, 0.0);
-      t += half;
     }
     printf("thermostat: %d switches, worst |dt| %.3g\n", p.nchanges, worst);
     CHECK(worst < 1e-5);
@@ -424,13 +411,13 @@ static void test_vessel(void) {
 }
 
 /* The composition property of an I/O system (the Vangheluwe seed, V5): δ(ω[ti,tf],
- * q) = δ(ω[tx,tf], δ(ω[ti,tx], q)). A run to 5 in one piece and in seven (stopping
- * at arbitrary instants between events and at an event) reach the same state, to the
- * bit, and the same number of crossings: the switching C5 model and the HYSDEL one,
- * which reads a block. */
+ * q) = δ(ω[tx,tf], δ(ω[ti,tx], q)). A run to 5 in one piece and in eight (cut at
+ * instants between events, and once at the instant of the simulator's next event)
+ * reach the same state, to the bit, and the same numbers of steps and crossings: the
+ * switching C5 model and the HYSDEL one, which reads a block. */
 static void test_composition(void) {
   static const char *files[] = {"c5/c5.mo", "hysdel/hysdel.mo"};
-  static const double cuts[] = {0.3, 1.1083061679, 1.5, 2.0, 3.3, 4.0, 4.9999};
+  static const double cuts[] = {0.3, -1 /* the next event's instant */, 1.5, 2.0, 3.3, 4.0, 4.9999};
   for (int fi = 0; fi < 2; fi++) {
     run a, b;
     if (run_open(&a, files[fi])) continue;
@@ -439,12 +426,18 @@ static void test_composition(void) {
       continue;
     }
     int ok = run_to(&a, 5.0);
-    for (size_t k = 0; ok && k < sizeof cuts / sizeof cuts[0]; k++) ok = run_to(&b, cuts[k]);
+    for (size_t k = 0; ok && k < sizeof cuts / sizeof cuts[0]; k++)
+      ok = run_to(&b, cuts[k] < 0 ? cdevs_sim_next_time(b.sim) : cuts[k]);
     ok = ok && run_to(&b, 5.0);
     if (ok) {
       const cdevs_model *sa, *sb;
       int port;
-      if (!cdevs_mo_output_source(a.mo, 0, &sa, &port) && !cdevs_mo_output_source(b.mo, 0, &sb, &port)) {
+      if (!CHECK_RUN(cdevs_mo_output_source(a.mo, 0, &sa, &port)) ||
+          !CHECK_RUN(cdevs_mo_output_source(b.mo, 0, &sb, &port))) {
+        run_close(&a), run_close(&b);
+        continue;
+      }
+      {
         const void *xa = cdevs_sim_state(a.sim, sa), *xb = cdevs_sim_state(b.sim, sb);
         cdevs_mo_stats ta, tb;
         cdevs_mo_stats_get(xa, &ta), cdevs_mo_stats_get(xb, &tb);

@@ -1099,8 +1099,8 @@ static int write_bball(const char *path, int layout) {
 /* The default (faithful) result file of bball.mo: at each impact a row of left
  * limits (v = -v_k) and one of right limits (v = +e·v_k) at the same time, and rows
  * between such that straight lines through them stay within 1e-3 of the 10 m scale
- * plus the quanta of the exact parabolas (the bound cdevs_results_set_accuracy
- * promises). Raw rows (one per change) had no left limit and 29 rows. */
+ * (cdevs_results_set_accuracy's floor, larger than the quantum here) plus the quanta
+ * of the exact parabolas. Raw rows (one per change) had no left limit and 29 rows. */
 static void test_faithful_rows(void) {
   const char *path = "test_mo_bball.csv";
   if (write_bball(path, CDEVS_RESULTS_WIDE)) return;
@@ -1127,13 +1127,13 @@ static void test_faithful_rows(void) {
  * all records, or -1. */
 static int read_long(const char *path, const char *a, double *ta, double *va, int *na, const char *b, double *tb,
                      double *vb, int *nb, int cap, double *times, int *ntimes) {
+  *na = *nb = 0;
+  if (ntimes) *ntimes = 0;
   FILE *f = fopen(path, "r");
   if (!f) return -1;
   char line[256];
   int n = 0, sorted = 1;
   double last = -INFINITY;
-  *na = *nb = 0;
-  if (ntimes) *ntimes = 0;
   CHECK(fgets(line, sizeof line, f) && strcmp(line, "time,variable,value\n") == 0);
   while (fgets(line, sizeof line, f)) {
     char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
@@ -1447,8 +1447,12 @@ static void test_language_items(void) {
       "  if fast then\n    der(z) = w;\n  else\n    der(z) = -1;\n  end if;\n"
       "  der(y) = -y + ones(3) - fill(1, 3) + zeros(3);\n"
       "  s = sum(y[i] * i for i in 1:3);\n"
-      "  for i in 1:N loop\n    der(q[i]) = if i > 1 then -q[i - 1] else -q[i];\n  end for;\nend m;\n";
-  if (!run_text_until(&r, consts, CDEVS_QSS3, 1e-8, 1e-10, 1.0)) {
+      "  for i in 1:N loop\n    der(q[i]) = if i > 1 then -q[i - 1] else -q[i];\n  end for;\n"
+      "  annotation(experiment(MMO_Output = {s}));\nend m;\n";
+  probe p;
+  if (run_probed(&r, &p, consts, CDEVS_QSS3, 1e-8, 1e-10, 1.0, -1)) {
+    /* s = (1 + 2 + 3) e^{-t}, as sent (q of y: within a quantum, 1e-8·e^{-1}, each) */
+    CHECK_NEAR(probe_at(&p, "s", 1.0), 6.0 * exp(-1.0), 6 * (1e-6 + 1e-8));
     CHECK_NEAR(x_at(&r, 0, 1.0), exp(1.0), 1e-12);
     CHECK_NEAR(x_at(&r, 1, 1.0), -9.80665, 1e-12);
     CHECK_NEAR(x_at(&r, 2, 1.0), 30.0, 1e-12);
@@ -1459,7 +1463,6 @@ static void test_language_items(void) {
     CHECK_EQ_INT((int)st.crossings, 0);
     run_close(&r);
   }
-  /* The if equation's variable, in the output: s by its algebraic equation. */
   load_fails("model m\n  Real x(start = 1);\nequation\n  if x > 0 then\n    der(x) = -1;\n  end if;\nend m;\n",
              "m.mo:4:3: error: an if equation whose condition changes needs an else branch");
   load_fails("model m\n  Real x(start = 1), y(start = 0);\nequation\n  if x > 0 then\n    der(x) = -1;\n"
@@ -1493,8 +1496,10 @@ static void test_language_items(void) {
  * from 4.2 through 2.5 at ln(3.5/1.8)/c1 (the when fires; the mode is already 1).
  * The last event comes to 4.9999996462 (published: 4.999999646), and y1(5) is
  * z(5) + (5.8 - z(t_last)) exp(-c1 (5 - t_last)) = 5.36931 (published ~5.3693). Each
- * engine event within 10 quanta of y1 (AbsTolerance 1e-10) over its slope there (at
- * least 0.25), and y1(5) within that time times its sensitivity to t_last; the when
+ * engine event within 10·AbsTolerance (1e-9) over its slope there (at least 0.25):
+ * y1's quantum is max(1e-10·|y1|, 1e-10), up to 5.8e-10 at the thresholds, so this is
+ * 1.7 to 10 quanta, not 10 (a stricter bound than the quantum argument gives, kept).
+ * y1(5) within that time times its sensitivity to t_last; the when
  * formulation and the if equation give the same events exactly. The third, two
  * instances of a model class switched by a mode (c5_classes.mo), integrates other
  * states (the stage switched on takes over at each switch), so its events are the

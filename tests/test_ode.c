@@ -39,6 +39,19 @@ static int watch(run *r, const char *name, probe *p, double t_end) {
   return k >= 0 && !probe_start(p, r, k) && run_to(r, t_end) ? 0 : -1;
 }
 
+/* The x at t of the integrator block whose output is r's output `name` (a failed check
+ * and NaN if there is none). */
+static double value_at(run *r, const char *name, double t) {
+  for (size_t i = 0; i < cdevs_mo_output_count(r->mo); i++) {
+    const cdevs_model *a;
+    int port;
+    if (strcmp(cdevs_mo_output_name(r->mo, i), name) || cdevs_mo_output_source(r->mo, i, &a, &port)) continue;
+    return cdevs_integrator_x(cdevs_sim_state(r->sim, a), t);
+  }
+  check_failed++;
+  return NAN;
+}
+
 /* The bouncing ball under BDF and Adams: impacts at t1 = sqrt(2h/g), then every
  * 2·v_k/g with v_{k+1} = e·v_k (CVODE's root finding on y). */
 static void test_bball(void) {
@@ -50,7 +63,7 @@ static void test_bball(void) {
     double worst = bball_impacts(&r, &impacts);
     printf("bball %s: %d impacts, worst impact-time error %.3g\n", cdevs_qss_method_name(ms[mi]), impacts, worst);
     CHECK_EQ_INT(impacts, 12);
-    CHECK(worst <= 1e-7); /* rtol 1e-10 on y <= 10: the root within 1e-9 m over speeds >= 0.6 m/s, carried on */
+    CHECK(worst <= 1e-7); /* rtol 1e-10 on y <= 10: the root within 1e-9 m over speeds >= 1.2 m/s, carried on */
     run_close(&r);
   }
 }
@@ -66,18 +79,18 @@ static void test_thermostat(void) {
     probe c;
     if (ode_start(&r, text, NULL, CDEVS_CVODE_BDF, rtol, rtol / 100)) return;
     if (!watch(&r, "h.y", &c, 60.0)) {
-      double t = 10 * log(15.0 / 9.0), half = 10 * log(11.0 / 9.0);
-      CHECK_EQ_INT(c.nchanges, 28);
+      CHECK_EQ_INT(c.nchanges, THERMOSTAT_SWITCHES);
       worst[ti] = 0;
-      for (int k = 0; k < c.nchanges; k++, t += half) worst[ti] = fmax(worst[ti], fabs(c.changes[k] - t));
+      for (int k = 0; k < c.nchanges; k++) worst[ti] = fmax(worst[ti], fabs(c.changes[k] - thermostat_switch(k)));
       printf("thermostat CVODE_BDF (rtol %g) + QSS block: %d switches, worst |dt| %.3g\n", rtol, c.nchanges, worst[ti]);
     }
     run_close(&r);
   }
   /* The block finds its crossings on the series it is sent, which follow CVODE's
-   * interpolant within its tolerance; what is left is CVODE's global error, some
-   * tens of its tolerances here (1e-8·21 K over slopes of 0.2 to 0.9 K/s, carried
-   * over 14 cycles): it must shrink with the tolerance. */
+   * interpolant within its tolerance; what is left is CVODE's global error, which has
+   * no bound to derive: the check is that it shrinks with the tolerance (|T'| = 0.9
+   * K/s at every switch, so 2e-5 s is 1.8e-5 K, about 90 tolerances of 1e-8·21 K:
+   * only a cap against a gross error). */
   CHECK(worst[0] < 2e-5);
   CHECK(worst[1] < worst[0] / 10);
 }
@@ -110,13 +123,13 @@ static void test_algebraic_to_block(void) {
   run r;
   if (ode_start(&r, text, NULL, CDEVS_CVODE_AM, 1e-9, 1e-12)) return;
   if (run_to(&r, 10.0)) {
-    const cdevs_model *a;
-    int port;
-    if (!cdevs_mo_output_source(r.mo, 1, &a, &port)) {
-      double ky = cdevs_integrator_x(cdevs_sim_state(r.sim, a), 10.0);
+    {
+      double ky = value_at(&r, "k.y", 10.0);
       printf("k.y(10) = %.10f (sin 10 = %.10f)\n", ky, sin(10.0));
-      /* The block's own QSS3 error (tolerance 1e-9 over 10 s) and that of its input. */
-      CHECK_NEAR(ky, sin(10.0), 1e-6);
+      /* The block integrates the series it is sent exactly (x of QSS3 is their
+       * integral); each is within 1e-9·|v| + 1e-12 of CVODE's interpolant, itself
+       * within CVODE's error of cos: about 1e-9 over 10 s each, 2e-8 together. */
+      CHECK_NEAR(ky, sin(10.0), 2e-8);
     }
   }
   run_close(&r);
@@ -149,18 +162,6 @@ static void test_failures(void) {
   }
 }
 
-/* Output `name`'s value at t: an integrator block's x, or the equations' state. */
-static double value_at(run *r, const char *name, double t) {
-  for (size_t i = 0; i < cdevs_mo_output_count(r->mo); i++) {
-    const cdevs_model *a;
-    int port;
-    if (strcmp(cdevs_mo_output_name(r->mo, i), name) || cdevs_mo_output_source(r->mo, i, &a, &port)) continue;
-    return cdevs_integrator_x(cdevs_sim_state(r->sim, a), t);
-  }
-  check_failed++;
-  return NAN;
-}
-
 /* Beltrame & Cellier's mixed systems, each under CVODE_BDF (the circuit classical,
  * the capacitor a QSS integrator block) and all QSS (--method QSS3):
  *   - Figs. 9-11, the RC circuit with a DEVS capacitor, against its closed form
@@ -179,8 +180,9 @@ static void test_mixed_circuits(void) {
       worst = fmax(worst, fabs(value_at(&r, "cap.y", t) - v));
     }
     printf("rc_mixed %s: max |v - exact| %.3g V over 100 points\n", cdevs_qss_method_name(ms[mi]), worst);
-    /* Tolerance 1e-6 on |v| <= 3: the QSS capacitor's error bound (its quantum over
-     * the circuit's single pole, Cellier & Kofman) is a few quanta, 1e-5 V. */
+    /* Tolerance 1e-6 on |v| <= V/sqrt(1 + a²) = 9.5 V: the QSS capacitor's error
+     * bound (its quantum over the circuit's single pole, Cellier & Kofman) is a few
+     * quanta of 9.5e-6 V. */
     CHECK(worst < 3e-5);
     run_close(&r);
   }
@@ -195,10 +197,12 @@ static void test_mixed_circuits(void) {
     check_failed++;
     return;
   }
-  /* Under CVODE every event of the capacitor (a requantization) restarts the solver
-   * at an order-1 step, and each restart adds about a local tolerance of error: the
-   * error is many tolerances (2.2e-5 V at 1e-8), but it converges. QSS3 at 1e-6 for
-   * scale. */
+  /* All QSS3 at 1e-6: within a quantum of the largest vC, as tests/test_flyback.c
+   * derives for the converter. Under CVODE every event of the capacitor (a
+   * requantization) restarts the solver at an order-1 step, each adding about a local
+   * tolerance of error; there is no bound to derive, so the check is that it
+   * converges (a hundredfold smaller tolerance, at least tenfold smaller error), with
+   * caps only against a gross error. */
   static const struct {
     cdevs_qss_method m;
     double tol;
@@ -214,7 +218,9 @@ static void test_mixed_circuits(void) {
            cdevs_qss_method_name(cells[ci].m), cells[ci].tol, worst[ci], NG);
     run_close(&r);
   }
-  CHECK(worst[0] < 1e-4); /* vC up to 7.4 V */
+  double vmax = 0;
+  for (int k = 0; k < NG; k++) vmax = fmax(vmax, fabs(vc[k]));
+  CHECK(worst[0] <= 1e-6 * vmax);
   CHECK(worst[1] < 1e-3);
   CHECK(worst[2] < worst[1] / 10 && worst[2] < 2e-5);
 }
@@ -242,7 +248,7 @@ static void test_handler_jumps(void) {
 }
 
 /* The bouncing ball run past its accumulation point (t* = t1·(1 + e)/(1 - e) =
- * 12.85058836 for h = 10, e = 0.8): a Zeno error naming the condition and t*,
+ * 12.85058811 for h = 10, e = 0.8): a Zeno error naming the condition and t*,
  * not a ball falling through its floor with exit 0 (CVODE missed a bounce that began
  * with y at -1e-16, inside one step, and y reached -250 by t = 20). */
 static void test_zeno(void) {

@@ -56,7 +56,10 @@ void cdevs_results_finish(cdevs_results *r, double t_end);
  * a quantized value by up to 2), a row of the values just before it, with the same
  * time (left and right limits, as Modelica tools write events); (2) between instants,
  * rows sampled so that straight lines through them stay within a quantum of the
- * polynomials (a falling ball's parabola, not a chord between its bounces). */
+ * polynomials, or a thousandth of the column's scale (its largest |value| so far)
+ * where that is larger, below a pixel of any plot (a falling ball's parabola, not a
+ * chord between its bounces; a quantum of 1e-6 near its floor would sample every
+ * 0.1 ms). */
 cdevs_status cdevs_results_set_accuracy(cdevs_results *r, double rel, double abs_tol);
 /* 1 if a value written was not a finite number (the first: its time, value and
  * column), else 0. A run whose results hold one is not a valid run. */
