@@ -146,7 +146,8 @@ enum { THERMOSTAT_SWITCHES = 28 }; /* 5.108 + 2.007 k <= 60: k = 0..27 */
 
 /* examples/bball (when y < 0 then reinit(v, -e*v)) stepped to t = 12: its impacts
  * into *n, and the worst distance from the exact impact times, t1 = sqrt(2h/g) and
- * then every 2·v_k/g with v_{k+1} = e·v_k. */
+ * then every 2·v_k/g with v_{k+1} = e·v_k (12 of them: the 12th at 11.87, the 13th at
+ * 12.07). */
 static inline double bball_impacts(run *r, int *n) {
   const double g = 9.81, h = 10.0, e = 0.8;
   double t_exact = sqrt(2 * h / g), speed = g * t_exact, worst = 0;

