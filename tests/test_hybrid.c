@@ -213,6 +213,8 @@ static void test_class_library(void) {
   load_fails("model m\n  LinTank t(h = 2);\nend m;\n", "set its start value with h(start = …)");
   load_fails("model m\n  LinTank t(h(stat = 2));\nend m;\n", "'stat' of 'h' is not an attribute");
   load_fails("model A\n  B b;\nend A;\nmodel B\n  A a;\nend B;\nmodel m\n  A x;\nend m;\n", "contains itself");
+  load_fails("model m\n  m again;\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend m;\n",
+             "m.mo:2:5: error: 'again' is of the model's own class 'm': a class cannot contain itself");
   load_fails("model m\n  LinTank t;\nend m;\n", "m.mo:2:11: error: input 't.qin' (of class LinTank) is not connected");
   const char *bound = "model m\n  LinTank t(qin = 1, k = 2);\nend m;\n";
   if (!run_text(&r, bound, CDEVS_QSS3, 1e-8, 1e-12)) {

@@ -269,6 +269,12 @@ static const ast_model *find_class(flat *f, const ast_model *from, const char *t
     p = e ? e + 1 : p + n;
   }
   if (k || f->failed || f->oom) return k;
+  if (!strcmp(type, f->top->name)) { /* (no other class of that name) */
+    lang_error(f->d, at->line, at->col, "'%s' is of the model's own class '%s': a class cannot contain itself",
+               at->name, type);
+    f->failed = 1;
+    return NULL;
+  }
   const char *cands[64];
   size_t nc = 0;
   cands[nc++] = "Real", cands[nc++] = "Integer", cands[nc++] = "Boolean";
