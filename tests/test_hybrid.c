@@ -484,6 +484,10 @@ static void test_component_arrays(void) {
       {"  LinTank t[2, 2];\n", "an array of components has one dimension"},
       {"  LinTank t[2](aera = 1);\n", "class 'LinTank' has no element 'aera'"},
       {"  LinTank t[2];\n", "m.mo:11:11: error: input 't.qin[1]' (of class LinTank) is not connected"},
+      /* (bindings per element read the size: these stopped with SIGFPE after the error) */
+      {"  LinTank t[0](k = 2);\n", "size 0 of 't.area' is out of range"},
+      {"  LinTank t[-3](k = 2);\n", "size -3 of 't.area' is out of range"},
+      {"  LinTank t[1e12](k = 2);\n", "expected an integer, got 1e+12"},
   };
   char head[1024];
   snprintf(head, sizeof head, "%smodel m\n", tank_class);

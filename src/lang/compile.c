@@ -345,20 +345,24 @@ static int declare(comp *c) {
         continue;
       }
       s->ndims = d->dims->nkid;
-      for (int k = 0; k < s->ndims; k++) {
+      int bad = 0;
+      for (int k = 0; k < s->ndims && !bad; k++) {
         long n;
-        if (ceval_int(c, d->dims->kid[k], &n)) break;
-        if (n < 1 || n > 10000000) {
+        if ((bad = ceval_int(c, d->dims->kid[k], &n) != 0)) break;
+        if ((bad = n < 1 || n > 10000000)) {
           lang_error(c->d, d->dims->kid[k]->line, d->dims->kid[k]->col, "size %ld of '%s' is out of range", n,
                      d->name);
           break;
         }
         s->dims[k] = (int)n;
         s->size *= (uint32_t)n;
-        if (s->size > 5000000) {
-          lang_error(c->d, d->line, d->col, "'%s' is too large", d->name);
-          break;
-        }
+        if ((bad = s->size > 5000000)) lang_error(c->d, d->line, d->col, "'%s' is too large", d->name);
+      }
+      if (bad) { /* said; the declaration is left out (its bindings would read its sizes) */
+        s->cls = V_UNKNOWN;
+        s->size = 0;
+        s->first_flat = flat;
+        continue;
       }
     }
     s->first_flat = flat;
