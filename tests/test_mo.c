@@ -780,34 +780,49 @@ static void test_algebraic_output_refresh(void) {
 /* der(x) = sin(time) reads no state, so nothing but its own requantizations and
  * refreshes re-evaluates it; at t = 0 the refresh coefficient (−sin(0)/2 under
  * QSS2) vanishes, and x followed t²/2 for the whole run (x(10) = 50). It is
- * evaluated again at each requantization now. Its error, derived: QSSm takes ẋ's
- * Taylor polynomial of degree m - 1 at each evaluation t_k, so over the step h that
- * follows x gains -∫R, R the remainder (QSS2: R = -sin(t_k)·τ²/2 - cos(t_k)·τ³/6,
- * QSS3: -cos(t_k)·τ³/6 + sin(t_k)·τ⁴/24); h is the smaller of the requantization
- * (|x_m|·h^m = ΔQ) and the refresh (|ẋ^(m)/(m+1)!|·h^(m+1) = ΔQ). Summed as the
- * integral of -∫R/h over [0, 10]: +1.29 quanta under QSS2, -3.01 under QSS3 (QSS
- * Solver: 0.001 and 4.86 at its last samples). The sum differs from the integral
- * by less than a step's gain, at most one quantum (the refresh's cap). */
+ * evaluated again at each requantization now. The same for der(x) = cos(y) with
+ * der(y) = 1: y's q is exact (y never requantizes), so the derivative reads the
+ * series of cos(time) through it, and only x's own events can bring it up to date;
+ * its refresh coefficient (cos'''(0)/3! under QSS3) vanishes at t = 0 too, and x(10)
+ * was -1.18 for sin(10) = -0.544. Their error, derived: QSSm takes ẋ = f's Taylor
+ * polynomial of degree m - 1 at each evaluation t_k, so over the step h that follows
+ * x gains -∫R, R = f^(m)(t_k)·τ^m/m! + f^(m+1)(t_k)·τ^(m+1)/(m+1)! the remainder; h
+ * is the smaller of the requantization (|f^(m-1)/m!|·h^m = ΔQ) and the refresh
+ * (|f^(m)/(m+1)!|·h^(m+1) = ΔQ). Summed as the integral of -∫R/h over [0, 10]
+ * (sin: +1.29 quanta under QSS2, -3.01 under QSS3; QSS Solver: 0.001 and 4.86 at
+ * its last samples). The sum differs from the integral by less than a step's gain,
+ * at most one quantum (the refresh's cap). */
 static void test_time_derivative(void) {
-  const char *text = "model m\n  Real x(start = 0);\nequation\n  der(x) = sin(time);\nend m;\n";
+  static const struct {
+    const char *text;
+    int phase; /* f^(j)(t) = sin(t + (j + phase)·π/2): sin, or cos */
+  } cases[] = {
+      {"model m\n  Real x(start = 0);\nequation\n  der(x) = sin(time);\nend m;\n", 0},
+      {"model m\n  Real x(start = 0), y(start = 0);\nequation\n  der(x) = cos(y);\n  der(y) = 1;\nend m;\n", 1},
+  };
   cdevs_qss_method ms[2] = {CDEVS_QSS2, CDEVS_QSS3};
-  for (int k = 0; k < 2; k++) {
-    run r;
-    if (run_text_until(&r, text, ms[k], 1e-3, 1e-6, 10.0)) continue;
-    double x = x_at(&r, 0, 10.0), want = 1.0 - cos(10.0);
-    printf("der(x) = sin(time), QSS%d: x(10) = %.6f (exact %.6f, %.2f quanta)\n", k + 2, x, want,
-           fabs(x - want) / (1e-3 * fabs(want)));
-    double gain = 0.0, dt = 1e-4; /* the integral above, midpoint rule */
-    for (double t = 0.5 * dt; t < 10.0; t += dt) {
-      double dq = fmax(1e-6, 1e-3 * (1.0 - cos(t))), s = sin(t), c = cos(t);
-      double h = k == 0 ? fmin(sqrt(2.0 * dq / fabs(c)), cbrt(6.0 * dq / fabs(s)))
-                        : fmin(cbrt(6.0 * dq / fabs(s)), sqrt(sqrt(24.0 * dq / fabs(c))));
-      gain += dt * (k == 0 ? s * h * h / 6.0 + c * h * h * h / 24.0 : c * h * h * h / 24.0 - s * h * h * h * h / 120.0);
+  for (int c = 0; c < 2; c++)
+    for (int k = 0; k < 2; k++) {
+      run r;
+      if (run_text_until(&r, cases[c].text, ms[k], 1e-3, 1e-6, 10.0)) continue;
+      int m = k + 2, p = cases[c].phase;
+#define F(j, t) sin((t) + ((j) + p) * 1.5707963267948966) /* (π/2) */
+      /* the exact x: ∫f = 1 - cos t (sin), sin t (cos) */
+      double x = x_at(&r, 0, 10.0), want = p ? sin(10.0) : 1.0 - cos(10.0);
+      double gain = 0.0, dt = 1e-4; /* the integral above, midpoint rule */
+      double fm1 = m == 2 ? 2.0 : 6.0, fm = m == 2 ? 6.0 : 24.0, fm2 = m == 2 ? 24.0 : 120.0; /* m!, (m+1)!, (m+2)! */
+      for (double t = 0.5 * dt; t < 10.0; t += dt) {
+        double xt = p ? sin(t) : 1.0 - cos(t), dq = fmax(1e-6, 1e-3 * fabs(xt));
+        double h = fmin(pow(dq * fm1 / fabs(F(m - 1, t)), 1.0 / m), pow(dq * fm / fabs(F(m, t)), 1.0 / (m + 1)));
+        gain -= dt * (F(m, t) * pow(h, m) / fm + F(m + 1, t) * pow(h, m + 1) / fm2);
+      }
+#undef F
+      printf("der(x) = %s, QSS%d: x(10) = %.6f (exact %.6f), derived error %+.2f quanta, run %+.2f\n",
+             p ? "cos(y), y = t" : "sin(time)", m, x, want, gain / (1e-3 * fabs(want)),
+             (x - want) / (1e-3 * fabs(want)));
+      CHECK_NEAR(x - want, gain, 1e-3 * fabs(want));
+      run_close(&r);
     }
-    printf("  derived error %+.2f quanta, run %+.2f\n", gain / (1e-3 * want), (x - want) / (1e-3 * want));
-    CHECK_NEAR(x - want, gain, 1e-3 * fabs(want));
-    run_close(&r);
-  }
 }
 
 /* Relations in equations are events (Modelica's semantics): each is a crossing whose
@@ -930,6 +945,46 @@ static double run_fails(const char *text, cdevs_qss_method method, double tol, d
   }
   run_close(&r);
   return t;
+}
+
+/* Functions beyond the series they are planned or sent on, while the q they read do
+ * not change: y' = 1 keeps y's q exact (y never requantizes), so nothing but a
+ * refresh of their own evaluates them again. A crossing, when cos(y) < 0.5, fired
+ * at t = 1 (the root of 1 - t²/2, its series at 0) for π/3 = 1.0472; its series
+ * now stays within ΔQmin of the function near the root (the quantum of a function
+ * near 0), so t is off by at most ΔQmin/|sin(π/3)| plus the hysteresis ΔQmin/10's
+ * share: 1.3e-9. An algebraic output, c = cos(y), was sent as 1 - t²/2 (QSS3) for
+ * the whole run; it now stays within its quantum max(1e-6·|c|, 1e-9) of cos(t) at
+ * every instant. And s = sqrt(y - 0.5) with y' = -1 from 1 went on below 0 (QSS2:
+ * -1.41 at t = 3) where it is not defined: an error at t = 0.5 now. */
+static void test_beyond_series(void) {
+  const double PI_3 = 1.0471975511965976;
+  static const cdevs_qss_method ms[] = {CDEVS_QSS2, CDEVS_QSS3, CDEVS_LIQSS3};
+  const char *text = "model m\n  Real y(start = 0), c;\n  discrete Real tc(start = -1);\nequation\n  der(y) = 1;\n"
+                     "  c = cos(y);\nalgorithm\n  when c < 0.5 then\n    tc := time;\n  end when;\n"
+                     "  annotation(experiment(MMO_Output = {c, tc}));\nend m;\n";
+  const char *domain = "model m\n  Real y(start = 1), s;\nequation\n  der(y) = -1;\n  s = sqrt(y - 0.5);\n"
+                       "  annotation(experiment(MMO_Output = {s}));\nend m;\n";
+  for (int k = 0; k < 3; k++) {
+    run r;
+    probe p;
+    const double tol = 1e-6, abstol = 1e-9;
+    if (!run_probed(&r, &p, text, ms[k], tol, abstol, 0.25, -1)) continue;
+    double worst = 0.0;
+    for (double t = 0.25; t <= 3.0 && run_to(&r, t); t += 0.25) {
+      double c = probe_at(&p, "c", t);
+      worst = fmax(worst, fabs(c - cos(t)) / fmax(tol * fabs(cos(t)), abstol));
+    }
+    double tc = probe_at(&p, "tc", 3.0);
+    printf("beyond the series, %s: tc = %.12f (pi/3 %+.2g), c within %.2f quanta of cos(t)\n",
+           cdevs_qss_method_name(ms[k]), tc, tc - PI_3, worst);
+    CHECK_NEAR(tc, PI_3, 1.1 * abstol / sin(PI_3));
+    CHECK(worst <= 1.0);
+    run_close(&r);
+    double t = run_fails(domain, ms[k], tol, abstol, 3.0, CDEVS_ZENO_STOP,
+                         "algebraic variable 's' (m.mo:5): argument outside the domain of a function");
+    CHECK(t >= 0.5 - 1e-6 && t <= 0.5);
+  }
 }
 
 /* Values that are not finite numbers are errors, located, never results: an
@@ -1610,6 +1665,7 @@ int main(void) {
   test_simultaneous_order();
   test_algebraic_output_refresh();
   test_time_derivative();
+  test_beyond_series();
   test_undefined_on_the_way();
   test_state_reuse();
   test_reinit_within_band();

@@ -77,16 +77,21 @@ typedef struct sys_state {
    * degree in τ, capped at the method's order (bc_degree). A derivative at that cap
    * has a coefficient beyond q's degree, for the refresh time. */
   uint8_t *dord, *zord, *aord;
-  /* The same degrees with the states held constant: in time alone. A derivative
-   * with dtime set, or an algebraic output with atdeg at the cap, is a function
-   * of time beyond the series it is sent as (see state_event, algs_for_outputs). */
-  uint8_t *dtime, *atdeg;
+  /* A derivative of degree m or more on the states' q and time (time under QSS1;
+   * sin(time), cos(y), y·z·w under QSS3), beyond the m - 1 its state integrates:
+   * evaluated again at each requantization of its state (see state_event). The
+   * refresh of its extrapolation alone (xr) lets x drift a quantum each time, and
+   * may never come: the coefficient it reads vanishes where cos(time) has an
+   * inflection, and nothing else evaluates it while the q it reads are exact
+   * (y' = 1 under QSS2 never requantizes y). */
+  uint8_t *dbeyond;
   double (*ohist)[2]; /* per algebraic output: c_m and the time it was last sent */
-  /* Crossing functions of time beyond the series they are evaluated as (sin(time) >
-   * 0): ztime set. Nothing else plans them again, so their next time is capped at
-   * where the terms left out reach the tolerance, and the event there (zrefresh)
-   * only plans them again; zhist is as ohist. */
-  uint8_t *ztime, *zrefresh;
+  /* Crossing functions beyond the series they are evaluated as, on the states' q
+   * (sin(time) > 0, cos(x) < 0.5): zbeyond set. While the q they read do not change
+   * (x' = 1 keeps x's q exact) nothing else plans them again, so their next time is
+   * capped at where the terms left out reach the tolerance, and the event there
+   * (zrefresh) only plans them again; zhist is as ohist. */
+  uint8_t *zbeyond, *zrefresh;
   double (*zhist)[2];
   /* Zeno watch, per crossing: the time of its last handled event and the interval
    * before it, and how many intervals in a row have been shorter than the one before. */
@@ -113,16 +118,15 @@ typedef struct sys_state {
   void *block;
 } sys_state;
 
-/* The algebraics' degrees in τ (capped at the method's order) into deg, states
- * counting as degree qdeg. They read each other: passes until none changes
- * (degrees only grow, so this ends; in dependency order, the second pass checks). */
-static void alg_degrees(sys_state *s, int qdeg, uint8_t *deg, int *st) {
+/* The algebraics' degrees in τ (at most cap) into deg, states counting as degree
+ * qdeg. They read each other: passes until none changes (degrees only grow, so this
+ * ends; in dependency order, the second pass checks). */
+static void alg_degrees(sys_state *s, int qdeg, int cap, uint8_t *deg, int *st) {
   const cdevs__sys_spec *sp = s->sp;
-  int m = s->m->order;
   for (int changed = 1; changed;) {
     changed = 0;
     for (uint32_t g = 0; g < sp->n_algs; g++) {
-      int d = cdevs__bc_degree(&sp->alg[g], qdeg, m, deg, st);
+      int d = cdevs__bc_degree(&sp->alg[g], qdeg, cap, deg, st);
       if (d != deg[g]) deg[g] = (uint8_t)d, changed = 1;
     }
   }
@@ -513,12 +517,12 @@ static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
   for (uint32_t k = 0; k < s->n_alg_out; k++) {
     uint32_t a = sp->out_index[s->alg_out[k]];
     if (ensure_algs(cx, s, &a, 1, t, UINT32_MAX)) return;
-    /* A function of time beyond its series (sent to order m - 1, as q) is sent
-     * again when the terms left out reach the output's quantum; otherwise, with
-     * nothing else changing, it would be extrapolated from its first values for
-     * ever. (Changes in the states it reads send it anyway; between them their q
-     * are exact series.) */
-    if (s->atdeg[a] < m) continue;
+    /* An algebraic beyond its series (sent to order m - 1, as q): a function of
+     * time, or a product or a nonlinear function of the states' q, is sent again
+     * when the terms left out reach the output's quantum; otherwise, while the q it
+     * reads stay as they are, it would be extrapolated from its first values for
+     * ever (sqrt(0.5 - x) with x' = -1 under QSS2 went on below 0). */
+    if (s->aord[a] < m) continue;
     double tn = t + refresh_tau(s, s->alg[a], m, s->ohist[k], t);
     if (tn == t) tn = nextafter(t, INFINITY);
     tfix(s, sp->n_states + sp->n_cross + k, tn);
@@ -604,7 +608,7 @@ static inline __attribute__((always_inline)) void schedule_cross(sys_state *s, u
   int order = s->zord[z];
   double tn = s->zsign[z] == 0 ? INFINITY : t + cdevs__next_cross(f, order, -s->zsign[z] * band, s->zsign[z]);
   s->zrefresh[z] = 0;
-  if (s->ztime[z]) {
+  if (s->zbeyond[z]) {
     double tr = t + refresh_tau(s, f, order, s->zhist[z], t);
     if (tr == t) tr = nextafter(t, INFINITY);
     if (tr < tn) tn = tr, s->zrefresh[z] = 1;
@@ -834,8 +838,7 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->dord = take(base, &off, ns);
   s->zord = take(base, &off, nz);
   s->aord = take(base, &off, sp->n_algs);
-  s->dtime = take(base, &off, ns);
-  s->atdeg = take(base, &off, sp->n_algs);
+  s->dbeyond = take(base, &off, ns);
   s->ohist = take(base, &off, (nitems - ns - nz) * sizeof(double[2]));
   s->out_dirty = take(base, &off, sp->n_out);
   s->alg_out = take(base, &off, sp->n_out * sizeof(uint32_t));
@@ -848,7 +851,7 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->hdmark = take(base, &off, ns * sizeof(uint32_t));
   s->hzlist = take(base, &off, nz * sizeof(uint32_t));
   s->hzmark = take(base, &off, nz * sizeof(uint32_t));
-  s->ztime = take(base, &off, nz);
+  s->zbeyond = take(base, &off, nz);
   s->zrefresh = take(base, &off, nz);
   s->zhist = take(base, &off, nz * sizeof(double[2]));
   s->zwatch = take(base, &off, nz * sizeof(cdevs__zeno));
@@ -906,22 +909,22 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t i = 0; i < ns; i++)
     for (uint32_t k = s->sd.start[i]; k < s->sd.start[i + 1]; k++)
       if (s->sd.to[k] == i) s->self_dep[i] = SELF_DEP;
-  /* Evaluation orders, and the degrees in time alone (states held constant). */
+  /* Evaluation orders (degrees in τ capped at m); for the crossings beyond degree m
+   * (the series they are planned on is not their function), the degrees again,
+   * capped at m + 1. */
   int *dst = tmp_new(s, depth * sizeof *dst), m = s->m->order;
-  if (!dst) return CDEVS_ENOMEM;
-  alg_degrees(s, m - 1, s->aord, dst);
-  alg_degrees(s, 0, s->atdeg, dst);
+  uint8_t *adeg = tmp_new(s, sp->n_algs);
+  if (!dst || !adeg) return tmp_free(s, dst, depth * sizeof *dst), tmp_free(s, adeg, sp->n_algs), CDEVS_ENOMEM;
+  memset(adeg, 0, sp->n_algs);
+  alg_degrees(s, m - 1, m, s->aord, dst);
+  alg_degrees(s, m - 1, m + 1, adeg, dst);
   for (uint32_t i = 0; i < ns; i++) {
     s->dord[i] = (uint8_t)cdevs__bc_degree(&sp->der[i], m - 1, m, s->aord, dst);
-    s->dtime[i] = cdevs__bc_degree(&sp->der[i], 0, m, s->atdeg, dst) == m;
+    s->dbeyond[i] = s->dord[i] == m;
   }
-  for (uint32_t z = 0; z < nz; z++) s->zord[z] = (uint8_t)cdevs__bc_degree(&sp->cross[z].f, m - 1, m, s->aord, dst);
-  /* Crossings of time beyond degree m (an algebraic at the cap may be too). */
-  uint8_t *adeg = tmp_new(s, sp->n_algs);
-  if (!adeg) return tmp_free(s, dst, depth * sizeof *dst), CDEVS_ENOMEM;
-  for (uint32_t g = 0; g < sp->n_algs; g++) adeg[g] = (uint8_t)(s->atdeg[g] + (s->atdeg[g] == m));
   for (uint32_t z = 0; z < nz; z++) {
-    s->ztime[z] = cdevs__bc_degree(&sp->cross[z].f, 0, m + 1, adeg, dst) > m;
+    s->zord[z] = (uint8_t)cdevs__bc_degree(&sp->cross[z].f, m - 1, m, s->aord, dst);
+    s->zbeyond[z] = cdevs__bc_degree(&sp->cross[z].f, m - 1, m + 1, adeg, dst) > m;
     s->zhist[z][0] = 0.0, s->zhist[z][1] = NAN;
     cdevs__zeno_init(&s->zwatch[z]);
   }
@@ -1116,10 +1119,9 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
     (void)cdevs__qvar_place_q(&s->v[item], s->m, t);
   } else {
     cdevs__qvar_requantize(&s->v[item], s->m, t);
-    /* A derivative of time beyond x's degree (der(x) = sin(time)) is evaluated
-     * again at each requantization, as one that reads x is: its extrapolation's
-     * refresh alone may never come (its coefficient vanishes at an inflection). */
-    if (s->dtime[item]) {
+    /* A derivative beyond x's degree (der(x) = sin(time), cos(y)) is evaluated
+     * again at each requantization, as one that reads x is (see dbeyond). */
+    if (s->dbeyond[item]) {
       if (update_der(cx, s, item, t)) return -1;
     } else {
       tfix(s, item, s->v[item].tn);
