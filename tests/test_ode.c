@@ -151,6 +151,22 @@ static void test_failures(void) {
     CHECK(t > 0.99 && t <= 1.0 + 1e-6);
     run_close(&r);
   }
+  /* A solution that reaches the edge of where its model is defined (x' = -1 +
+   * 0·sqrt(x - 0.5) from x = 1, at t = 0.5) stalls CVODE's steps there: the message
+   * says which evaluation failed, not only that the steps became too short. */
+  static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM};
+  for (int mi = 0; mi < 2; mi++) {
+    const char *edge = "model m\n  Real x(start = 1);\nequation\n  der(x) = -1 + 0 * sqrt(x - 0.5);\n"
+                       "  annotation(experiment(StopTime = 2));\nend m;\n";
+    if (ode_start(&r, edge, NULL, ms[mi], 1e-8, 1e-10)) continue;
+    int rc = cdevs_sim_run(r.sim, 2.0);
+    const char *msg = cdevs_sim_errmsg(r.sim);
+    printf("domain edge: %s\n", msg);
+    CHECK(rc != 0 && strstr(msg, "too short to move time on") &&
+          strstr(msg, "at the edge of where the model is defined: der(x) (m.mo:4) is outside the domain"));
+    CHECK(cdevs_sim_time(r.sim) > 0.5 - 1e-6 && cdevs_sim_time(r.sim) <= 0.5);
+    run_close(&r);
+  }
   cdevs_mo *mo = mo_from_text(text);
   if (mo) {
     cdevs_model *root = cdevs_root_new(NULL, "t");

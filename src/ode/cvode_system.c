@@ -76,6 +76,7 @@ typedef struct cv_state {
   uint8_t *in_seen; /* per input: an event has come (before it, the start value) */
   double t0;
   uint32_t tiny; /* steps in a row too short to move time on (see step) */
+  char edge[320]; /* an evaluation that failed at a trial point during those steps */
   cdevs__crand rng; /* rand() in handlers: the stream where the initial algorithm left it */
 } cv_state;
 
@@ -288,6 +289,7 @@ static int step(cdevs_ctx *cx, cv_state *s, double t) {
    * collapses (a discontinuity without an event) is seen here, as steps that no
    * longer move time on. */
   if (tret - t <= 1e-14 * fmax(1.0, fabs(t))) {
+    if (s->err[0]) memcpy(s->edge, s->err, sizeof s->edge);
     if (++s->tiny > 10000) {
       char with[300] = "";
       if (s->sp->n_states) { /* the largest state: a solution that grows without bound stalls so */
@@ -296,13 +298,18 @@ static int step(cdevs_ctx *cx, cv_state *s, double t) {
           if (fabs(NV_Ith_S(s->y, i)) > fabs(NV_Ith_S(s->y, big))) big = i;
         snprintf(with, sizeof with, ", with %s = %.6g", s->sp->state_names[big], NV_Ith_S(s->y, big));
       }
-      cdevs_ctx_fail(cx, "%s stopped at t = %.17g: %u steps in a row too short to move time on%s (a finite-time "
-                     "blow-up, a change with no event, or a stiff model under CVODE_AM)",
-                     s->bdf ? "CVODE_BDF" : "CVODE_AM", t, s->tiny, with);
+      if (s->edge[0]) /* an evaluation failed at a trial point: the edge of the model's domain */
+        cdevs_ctx_fail(cx, "%s stopped at t = %.17g: %u steps in a row too short to move time on%s, the solution "
+                       "at the edge of where the model is defined: %s",
+                       s->bdf ? "CVODE_BDF" : "CVODE_AM", t, s->tiny, with, s->edge);
+      else
+        cdevs_ctx_fail(cx, "%s stopped at t = %.17g: %u steps in a row too short to move time on%s (a finite-time "
+                       "blow-up, a change with no event, or a stiff model under CVODE_AM)",
+                       s->bdf ? "CVODE_BDF" : "CVODE_AM", t, s->tiny, with);
       return -1;
     }
   } else {
-    s->tiny = 0;
+    s->tiny = 0, s->edge[0] = 0;
   }
   s->steps++;
   s->started = 1;
