@@ -356,15 +356,28 @@ static void test_algorithm_statements(void) {
   /* A comprehension reads what the section assigned before it (z = sum of y = 1 over
    * two terms: 2, not the later y = 5), and an outer loop's index as a number
    * (w[j] = sum(j·i, i = 1..2) = 3j); when clauses in nested loops are when clauses
-   * (n[i, j] counts x falling through 0.5 + 0.1·(i + j)). */
+   * (n[i, j] counts x falling through 0.5 + 0.1·(i + j)). A comprehension's own
+   * index in a subscript is its own, not an outer loop's of the same name, and sums
+   * read u before its later assignment: at t = 1, x = 0 and u = {1, 2, 3}, so v[1]
+   * = v[2] = s = s2 = 1 + 2 + 3 = 6 (they were 3, 6, 5: u[i]·3 from the outer i, and
+   * the final u[1] = 0). */
   const char *more =
-      "model m\n  Real x(start = 1), y, z, w[2];\n  discrete Real n[2, 2];\nequation\n  der(x) = -1;\n"
+      "model m\n  Real x(start = 1), y, z, w[2], u[3], v[2], s, s2;\n  discrete Real n[2, 2];\nequation\n"
+      "  der(x) = -1;\n"
       "algorithm\n  y := 1;\n  z := sum(y for i in 1:2);\n  y := 5;\n"
       "  for j in 1:2 loop\n    w[j] := sum(j * i for i in 1:2);\n  end for;\n"
+      "  for i in 1:3 loop\n    u[i] := i * (1 + x);\n  end for;\n"
+      "  for i in 1:2 loop\n    v[i] := sum(u[i] for i in 1:3);\n  end for;\n"
+      "  s := sum(u);\n  s2 := sum(u[j] for j in 1:3);\n  u[1] := 0;\n"
       "  for i in 1:2 loop\n    for j in 1:2 loop\n      when x < 0.5 + 0.1 * (i + j) then\n"
       "        n[i, j] := time;\n      end when;\n    end for;\n  end for;\n"
-      "  annotation(experiment(StopTime = 1, MMO_Output = {y, z, w, n}));\nend m;\n";
+      "  annotation(experiment(StopTime = 1, MMO_Output = {y, z, w, n, v, s, s2, u[1]}));\nend m;\n";
   if (run_probed(&r, &p, more, CDEVS_QSS2, 1e-9, 1e-12, 1.0, -1)) {
+    CHECK_NEAR(probe_at(&p, "v[1]", 1.0), 6.0, 1e-8);
+    CHECK_NEAR(probe_at(&p, "v[2]", 1.0), 6.0, 1e-8);
+    CHECK_NEAR(probe_at(&p, "s", 1.0), 6.0, 1e-8);
+    CHECK_NEAR(probe_at(&p, "s2", 1.0), 6.0, 1e-8);
+    CHECK_NEAR(probe_at(&p, "u[1]", 1.0), 0.0, 0.0);
     CHECK_NEAR(probe_at(&p, "y", 1.0), 5.0, 0.0);
     CHECK_NEAR(probe_at(&p, "z", 1.0), 2.0, 0.0);
     CHECK_NEAR(probe_at(&p, "w[1]", 1.0), 3.0, 0.0);

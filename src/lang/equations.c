@@ -1010,8 +1010,6 @@ typedef struct alg_run {
   node **val;   /* and their expressions */
   const node **at;
   int n, cap;
-  const char *shadow[32]; /* the indices of the comprehensions being substituted into */
-  int nshadow;
 } alg_run;
 
 /* The terms an assignment's expression may expand to: each use of a variable the
@@ -1063,13 +1061,94 @@ static int run_set(comp *c, alg_run *r, uint32_t f, node *v, const node *at) {
   return 0;
 }
 
+static node *subst(comp *c, alg_run *r, const node *e);
+
+/* The terms of a sum or product being unrolled, each substituted. */
+typedef struct unroll {
+  alg_run *r;
+  node **t;
+  size_t n, cap, size; /* size: the terms' nodes, for MAX_ALG_TERMS */
+} unroll;
+
+static int unroll_add(comp *c, unroll *u, node *t) {
+  if (!t) return -1;
+  if (u->n == u->cap) {
+    size_t cap = u->cap ? 2 * u->cap : 16;
+    node **nt = realloc(u->t, cap * sizeof *nt);
+    if (!nt) return c->oom = 1, -1;
+    u->t = nt, u->cap = cap;
+  }
+  u->t[u->n++] = t;
+  u->size += tree_size(t, MAX_ALG_TERMS) + 1;
+  if (u->size <= MAX_ALG_TERMS) return 0;
+  lang_error(c->d, t->line, t->col, "a sum or product in an algorithm grows beyond %d terms (%zu terms unrolled): "
+             "write it as an equation", MAX_ALG_TERMS, u->n);
+  return -1;
+}
+
+/* sum(e for i in r)'s term for the index value in scope. */
+static int unroll_term(comp *c, const node *body, void *ud) {
+  unroll *u = ud;
+  return unroll_add(c, u, subst(c, u->r, body));
+}
+
+/* t[lo..hi) joined by op as a balanced tree (the compiler recurses through it). */
+static node *join_terms(comp *c, const node *at, int op, node **t, size_t lo, size_t hi) {
+  if (hi - lo == 1) return t[lo];
+  size_t mid = lo + (hi - lo) / 2;
+  node *a = join_terms(c, at, op, t, lo, mid), *b = a ? join_terms(c, at, op, t, mid, hi) : NULL;
+  node *n = b ? new_node(c, at) : NULL;
+  node **kid = n ? arena_get(c->a, 2 * sizeof *kid) : NULL;
+  if (!kid) return c->oom = 1, NULL;
+  *n = (node){.kind = X_BIN, .line = at->line, .col = at->col, .op = op, .kid = kid, .nkid = 2};
+  kid[0] = a, kid[1] = b;
+  n->height = 1 + (a->height > b->height ? a->height : b->height);
+  return n;
+}
+
+/* sum() or product() e, unrolled with each term substituted: of a comprehension,
+ * each term with its own index in scope (sum(y[i] for i in 1:3) inside a for loop
+ * over i reads y[1], y[2], y[3]); of a whole array, its elements. A term reads what
+ * was assigned before it, not the section's final values. */
+static node *subst_fold(comp *c, alg_run *r, const node *e) {
+  const node *arg = e->kid[0];
+  int prod = e->name[0] == 'p';
+  unroll u = {r, NULL, 0, 0, 0};
+  int rc = 0;
+  if (arg->kind == Q_FOR) {
+    rc = lang_exec_for(c, arg, unroll_term, &u);
+  } else {
+    const sym *s = lang_lookup(c, arg->name);
+    for (uint32_t k = 0; k < s->size && !rc; k++) {
+      /* element k as a reference with its subscripts (row-major) */
+      node *ref = new_node(c, arg), **kid = ref ? arena_get(c->a, (size_t)s->ndims * sizeof *kid) : NULL;
+      if (!kid) return c->oom = 1, free(u.t), NULL;
+      uint32_t rest = k;
+      for (int d = s->ndims - 1; d >= 0; d--) {
+        kid[d] = new_node(c, arg);
+        if (!kid[d]) return free(u.t), NULL;
+        *kid[d] = (node){.kind = X_NUM, .line = arg->line, .col = arg->col, .num = rest % (uint32_t)s->dims[d] + 1};
+        rest /= (uint32_t)s->dims[d];
+      }
+      ref->kid = kid, ref->nkid = s->ndims;
+      rc = unroll_add(c, &u, subst(c, r, ref));
+    }
+  }
+  node *out = NULL;
+  if (!rc && u.n) {
+    out = join_terms(c, e, prod ? T_STAR : T_PLUS, u.t, 0, u.n);
+  } else if (!rc && (out = new_node(c, e))) { /* an empty range */
+    *out = (node){.kind = X_NUM, .line = e->line, .col = e->col, .num = prod ? 1.0 : 0.0};
+  }
+  free(u.t);
+  return out;
+}
+
 /* e with the loop indices in scope as numbers and the variables assigned so far as
  * their expressions (NULL on error). */
 static node *subst(comp *c, alg_run *r, const node *e) {
   double v;
-  int shadowed = 0;
-  for (int i = 0; i < r->nshadow && e->kind == X_REF; i++) shadowed |= !strcmp(r->shadow[i], e->name);
-  if (e->kind == X_REF && e->nkid == 0 && !shadowed && lang_index_of(c, e->name, &v)) {
+  if (e->kind == X_REF && e->nkid == 0 && lang_index_of(c, e->name, &v)) {
     node *k = new_node(c, e);
     if (k) k->kind = X_NUM, k->num = v, k->name = NULL, k->height = 0;
     return k;
@@ -1082,19 +1161,18 @@ static node *subst(comp *c, alg_run *r, const node *e) {
       if (i >= 0) return r->val[i];
     }
   }
+  if (e->kind == X_CALL && e->nkid == 1 && (!strcmp(e->name, "sum") || !strcmp(e->name, "product"))) {
+    const node *a = e->kid[0];
+    const sym *s = a->kind == X_REF && a->nkid == 0 ? lang_lookup(c, a->name) : NULL;
+    if (a->kind == Q_FOR || (s && s->ndims > 0)) return subst_fold(c, r, e);
+  }
   node *k = new_node(c, e);
   if (!k || !e->nkid) return k;
   k->kid = arena_get(c->a, (size_t)e->nkid * sizeof *k->kid);
   if (!k->kid) return c->oom = 1, NULL;
   k->nkid = e->nkid;
-  for (int i = 0; i < e->nkid; i++) {
-    /* A comprehension (sum(e for i in r)): its index is its own in e, not a value. */
-    int push = e->kind == Q_FOR && i == 1 && r->nshadow < 32;
-    if (push) r->shadow[r->nshadow++] = e->name ? e->name : "";
-    k->kid[i] = subst(c, r, e->kid[i]);
-    if (push) r->nshadow--;
-    if (!k->kid[i]) return NULL;
-  }
+  for (int i = 0; i < e->nkid; i++)
+    if (!(k->kid[i] = subst(c, r, e->kid[i]))) return NULL;
   return k;
 }
 
