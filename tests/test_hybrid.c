@@ -533,6 +533,35 @@ static void test_component_arrays(void) {
   }
   load_fails("model m\n  input Real u = v + w;\n  input Real w;\n  Real v;\n  Real x(start = 1);\nequation\n"
              "  der(x) = -x * u;\nend m;\n", "m.mo:3:14: error: input 'w' is not connected");
+  /* An array literal of a class is per component (p = {10, 20} in each: only the
+   * first component had it, the others 0), one of a modifier per component (k, x's
+   * start) unless 'each' gives it to all; an input's binding reads the component's
+   * own parameters (it was "out of memory"). x' = k + p1 + p2 + u, u = 2k, from x0:
+   * t.x(1) = 3k + 30 for k = 1, 2, 3; e.x(1) = x0 + 1 + 3 + 2 for x0 = 5, 6. */
+  const char *cell = "model Cell\n  parameter Real k = 1;\n  parameter Real p[2] = {10, 20};\n  input Real u = 2 * k;\n"
+                     "  Real x(start = 0);\nequation\n  der(x) = k + p[1] + p[2] + u;\nend Cell;\n";
+  char lits[1024];
+  snprintf(lits, sizeof lits, "%smodel m\n  Cell t[3](k = {1, 2, 3});\n  Cell e[2](each p = {1, 2}, x(start = {5, 6}));\n"
+           "  annotation(experiment(MMO_Output = {t.x, e.x}));\nend m;\n", cell);
+  if (run_probed(&r, &p, lits, CDEVS_QSS3, 1e-9, 1e-12, 1.0, -1)) {
+    CHECK_NEAR(probe_at(&p, "t.x[1]", 1.0), 33.0, 1e-8);
+    CHECK_NEAR(probe_at(&p, "t.x[2]", 1.0), 36.0, 1e-8);
+    CHECK_NEAR(probe_at(&p, "t.x[3]", 1.0), 39.0, 1e-8);
+    CHECK_NEAR(probe_at(&p, "e.x[1]", 1.0), 11.0, 1e-8);
+    CHECK_NEAR(probe_at(&p, "e.x[2]", 1.0), 12.0, 1e-8);
+    run_close(&r);
+  }
+  /* Array literals of another size: errors (the missing entries were zeros, the extra
+   * ones dropped). */
+  char cellm[1024];
+  snprintf(cellm, sizeof cellm, "%smodel m\n", cell);
+  static const bad_case sizes[] = {
+      {"  Cell t[3](k = {1, 2});\n", "m.mo:10:17: error: 't.k' of 3 components: the modifier gives 2 values"},
+      {"  Cell t[2](each p = {1, 2, 3});\n", "'t.p' has 2 elements in each component, its value 3"},
+      {"  parameter Real a[3] = {1, 2};\n", "m.mo:10:25: error: 'a' has 3 elements, its value 2"},
+      {"  Real y[2](start = {1, 2, 3});\n", "'y' has 2 elements, its value 3"},
+  };
+  fails_each(cellm, "end m;\n", sizes, sizeof sizes / sizeof sizes[0]);
 }
 
 int main(void) {

@@ -285,6 +285,47 @@ static void mark_states(comp *c, const node *list, uint8_t *is_state) {
   }
 }
 
+static void elem_leave(comp *c, const sym *s) {
+  if (s->d->elem) c->nidx--;
+}
+
+/* The expression binding flat element k of s, from e (its value or start; across:
+ * see decl's value_across): an array literal's entry for it (a 2-D array's by rows,
+ * {{1, 2}, {3, 4}}, or flat), or e itself. Of an array of components (d->elem) the
+ * component's index is put in scope for it, and elem_leave takes it out. NULL after a
+ * located error: a literal of another size (its missing entries were zeros). */
+static const node *elem_enter(comp *c, const sym *s, const node *e, int across, uint32_t k) {
+  const decl *d = s->d;
+  uint32_t rows = s->size, cols = s->ndims == 2 ? (uint32_t)s->dims[1] : 1, per = 1;
+  if (s->ndims == 2) rows = (uint32_t)s->dims[0];
+  if (d->elem) {
+    if (c->nidx == 32) {
+      lang_error(c->d, d->line, d->col, "'%s': components and loops nested too deeply", d->name);
+      return NULL;
+    }
+    per = s->size / (uint32_t)s->dims[0];
+    c->iname[c->nidx] = d->elem;
+    c->ival[c->nidx++] = (double)(k / per + 1);
+    if (across) rows = (uint32_t)s->dims[0], cols = per;
+    else rows = per, cols = 1, k %= per;
+  }
+  if (e->kind != X_ARRAY) return e;
+  if ((uint32_t)e->nkid == rows * cols && (cols == 1 || e->kid[0]->kind != X_ARRAY)) return e->kid[k];
+  if (cols > 1 && (uint32_t)e->nkid == rows && e->kid[k / cols]->kind == X_ARRAY &&
+      (uint32_t)e->kid[k / cols]->nkid == cols)
+    return e->kid[k / cols]->kid[k % cols];
+  if (!d->elem)
+    lang_error(c->d, e->line, e->col, "'%s' has %u elements, its value %d", d->name, s->size, e->nkid);
+  else if (across)
+    lang_error(c->d, e->line, e->col, "'%s' of %u components: the modifier gives %d values, not one per component "
+               "('each' gives one value to all)", d->name, (unsigned)s->dims[0], e->nkid);
+  else
+    lang_error(c->d, e->line, e->col, "'%s' has %u element%s in each component, its value %d", d->name, per,
+               per == 1 ? "" : "s", e->nkid);
+  elem_leave(c, s);
+  return NULL;
+}
+
 static int declare(comp *c) {
   const ast_model *m = c->m;
   c->syms = xcalloc(c, m->ndecls, sizeof *c->syms);
@@ -385,18 +426,14 @@ static int declare(comp *c) {
     if (init) {
       c->in_initial = 1;
       int ok = 1;
-      if (init->kind == X_ARRAY) {
-        for (int k = 0; k < init->nkid && (uint32_t)k < s->size; k++)
-          c->cval[s->first_flat + k] = lang_ceval(c, init->kid[k], &ok);
-      } else if (d->elem && c->nidx < 32) { /* per component: its index in scope */
-        uint32_t per = s->size / (uint32_t)s->dims[0];
-        c->iname[c->nidx] = d->elem;
-        c->nidx++;
+      if (init->kind == X_ARRAY || d->elem) { /* element by element */
+        int across = init == d->value ? d->value_across : d->start_across;
         for (uint32_t k = 0; k < s->size && ok; k++) {
-          c->ival[c->nidx - 1] = (double)(k / per + 1);
-          c->cval[s->first_flat + k] = lang_ceval(c, init, &ok);
+          const node *e = elem_enter(c, s, init, across, k);
+          if (!e) break;
+          c->cval[s->first_flat + k] = lang_ceval(c, e, &ok);
+          elem_leave(c, s);
         }
-        c->nidx--;
       } else {
         double v = lang_ceval(c, init, &ok);
         for (uint32_t k = s->first_flat; k < flat; k++) c->cval[k] = v;
@@ -1006,12 +1043,11 @@ static int compile(comp *c, cdevs_mo *mo) {
     const sym *s = sym_of_flat(c, f);
     const node *v = s->d->value;
     if (s->d->kind != D_INPUT || !v) continue;
-    uint32_t k = f - s->first_flat;
-    if (v->kind == X_ARRAY && (uint32_t)v->nkid != s->size) {
-      lang_error(c->d, v->line, v->col, "input '%s' has %u elements, its value %d", s->d->name, s->size, v->nkid);
-      return -1;
-    }
-    if (lang_define_by(c, s->d, f, v->kind == X_ARRAY ? v->kid[k] : v)) return -1;
+    const node *e = elem_enter(c, s, v, s->d->value_across, f - s->first_flat);
+    if (!e) return -1;
+    rc = lang_define_by(c, s->d, f, e);
+    elem_leave(c, s);
+    if (rc) return -1;
   }
   /* Every state needs its der() equation, every algebraic that is read its defining
    * equation. */

@@ -370,7 +370,7 @@ static int component_ok(flat *f, const decl *d, const node *mod) {
 static void expand(flat *f, const ast_model *k, const char *prefix, const node *mods);
 static void expand_array(flat *f, const ast_model *k, const char *prefix, const decl *d, const ast_model *c,
                          const node *mod);
-static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod);
+static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod, int array);
 
 /* Declaration d of class k under prefix, with its modifier from outside (mod: name
  * = e or name(…), already in the flat model's names), or NULL. */
@@ -404,12 +404,12 @@ static void expand_decl(flat *f, const ast_model *k, const char *prefix, const d
     nd->mods = merge_mods(f, mod, nd->mods);
     return;
   }
-  apply_mod(f, d, nd, mod);
+  apply_mod(f, d, nd, mod, 0);
 }
 
 /* A variable's modifier from outside (name = e, or name(start = e, …)) onto its flat
- * declaration nd. */
-static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod) {
+ * declaration nd; array: of an array of components (see decl's value_across). */
+static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod, int array) {
   if (mod->kind == Q_EQ) { /* name = e */
     if (d->kind == D_REAL || d->kind == D_OUTPUT) {
       lang_error(f->d, mod->line, mod->col,
@@ -419,6 +419,7 @@ static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod) {
       return;
     }
     nd->value = mod->kid[1];
+    nd->value_across = array && !mod->op;
     return;
   }
   for (int i = 0; i < mod->nkid; i++) { /* name(start = e, …) */
@@ -426,6 +427,7 @@ static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod) {
     const char *an = a->kind == Q_EQ ? a->kid[0]->name : a->name;
     if (a->kind == Q_EQ && !strcmp(an, "start")) {
       nd->start = a->kid[1];
+      nd->start_across = array && !mod->op && !a->op;
       if (!d->value || d->kind == D_REAL || d->kind == D_DISCRETE) nd->value = NULL; /* the start is the start */
     } else if (a->kind == Q_EQ && (!strcmp(an, "fixed") || !strcmp(an, "nominal") || !strcmp(an, "min") ||
                                    !strcmp(an, "max") || !strcmp(an, "unit"))) {
@@ -486,7 +488,7 @@ static void expand_array(flat *f, const ast_model *k, const char *prefix, const 
     int at = -1;
     const node *m = find_mod(mods, v->name, &at);
     if (at >= 0 && at < 256) used[at] = 1;
-    if (m) apply_mod(f, v, nd, m);
+    if (m) apply_mod(f, v, nd, m, 1);
   }
   if (!f->failed) (void)check_mods(f, c, mods, used);
   for (int sec = 0; sec < 3 && !f->failed && !f->oom; sec++) {

@@ -109,7 +109,8 @@ typedef struct node node;
 struct node {
   node_kind kind;
   int line, col;
-  int op;           /* X_BIN: the token kind of the operator ('and'/'or' as T_BAD+1/+2) */
+  int op;           /* X_BIN: the token kind of the operator ('and'/'or' as T_BAD+1/+2);
+                       a modifier (Q_EQ, or N_LIST of a component's): 1 after 'each' */
   double num;       /* X_NUM; X_BOOL */
   const char *name; /* X_REF, X_CALL, X_STRING, Q_FOR (the index) */
   node **kid;       /* X_REF: subscripts; X_CALL: arguments; X_ARRAY: elements;
@@ -152,8 +153,12 @@ typedef struct decl {
   int inst_line, inst_col;
   const char *inst_class; /* that component's class */
   /* A variable of an array of components: the index its value and start read for
-   * the component's own (t.k[N] = 2·t.h0[#]: # = 1..N), or NULL. */
+   * the component's own (t.k[N] = 2·t.h0[#]: # = 1..N), or NULL. value_across,
+   * start_across: the value, the start, is a modifier of the array of components
+   * without 'each' (t[3](k = {1, 2, 3})): an array literal in it has an entry per
+   * component; otherwise (the class's binding, or 'each') one per element of one. */
   const char *elem;
+  uint8_t value_across, start_across;
 } decl;
 
 typedef struct annot {

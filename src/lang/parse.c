@@ -753,7 +753,7 @@ static node *mod_list(parser *p, node **start) {
   if (accept(p, T_RPAREN)) return list;
   if (!deeper(p)) return list;
   do {
-    accept_word(p, "each");
+    int each = accept_word(p, "each");
     accept_word(p, "final");
     if (p->tok.kind != T_IDENT) {
       expected(p, "a modifier name");
@@ -764,7 +764,7 @@ static node *mod_list(parser *p, node **start) {
     if (accept(p, T_LPAREN)) {
       node *sub = mod_list(p, NULL);
       sub->name = intern(p, &t);
-      sub->line = t.line, sub->col = t.col;
+      sub->line = t.line, sub->col = t.col, sub->op = each;
       add(p, list, sub);
       if (p->panic) break;
       continue;
@@ -773,6 +773,7 @@ static node *mod_list(parser *p, node **start) {
     node *e = expr(p);
     if (start && tok_is(&t, "start")) *start = e;
     node *eq = mk(p, Q_EQ, &t);
+    eq->op = each;
     node *r = mk(p, X_REF, &t);
     r->name = intern(p, &t);
     add(p, eq, r);
