@@ -387,6 +387,16 @@ static void test_algorithm_statements(void) {
     CHECK_NEAR(probe_at(&p, "n[2,2]", 1.0), 0.1, 1e-8);
     run_close(&r);
   }
+  /* An if whose condition is fixed (a loop index's) runs one branch, as an if
+   * equation: c[i] = c[i - 1] + x from c[1] = x is i·x, x = e^{-t} (it was "index 0
+   * out of bounds" from the branch not taken at i = 1). */
+  const char *fixed = "model m\n  Real x(start = 1), c[3];\nalgorithm\n  for i in 1:3 loop\n    if i > 1 then\n"
+                      "      c[i] := c[i - 1] + x;\n    else\n      c[i] := x;\n    end if;\n  end for;\n"
+                      "equation\n  der(x) = -x;\n  annotation(experiment(MMO_Output = {c}));\nend m;\n";
+  if (run_probed(&r, &p, fixed, CDEVS_QSS3, 1e-9, 1e-12, 1.0, -1)) {
+    CHECK_NEAR(probe_at(&p, "c[3]", 1.0), 3.0 * exp(-1.0), 1e-7);
+    run_close(&r);
+  }
   /* An expression that doubles at each step: refused, not a gigabyte of code. */
   load_fails("model m\n  Real x(start = 1), y;\nalgorithm\n  y := x;\n  for i in 1:30 loop\n    y := y + y;\n"
              "  end for;\nequation\n  der(x) = -y;\nend m;\n",

@@ -1211,6 +1211,15 @@ static int alg_stmt(comp *c, alg_run *r, const node *n) {
   }
   if (n->kind == Q_IF) {
     int pairs = n->nkid / 2, nb = pairs + (n->has_else ? 1 : 0);
+    /* A condition fixed at compile time (a loop index's, a parameter's) runs its
+     * branch alone, as an if equation's: the others may not be valid there
+     * (y[i - 1] for i = 1). */
+    for (int i = 0; i < pairs; i++) {
+      int fx = fixed_cond(c, n->kid[2 * i]);
+      if (fx == 1) return alg_stmts(c, n->kid[2 * i + 1], r);
+      if (fx < 0) break;
+      if (i == pairs - 1) return n->has_else ? alg_stmts(c, n->kid[n->nkid - 1], r) : 0;
+    }
     alg_run before = *r, *branch = calloc((size_t)nb, sizeof *branch);
     node **cond = calloc((size_t)pairs + 1, sizeof *cond);
     if (!branch || !cond) return free(branch), free(cond), c->oom = 1, -1;
