@@ -718,7 +718,7 @@ static const struct {
 } mmo_solvers[] = {{"QSS", CDEVS_QSS1, 1},        {"LIQSS", CDEVS_LIQSS1, 1},    {"CQSS", CDEVS_QSS1, 0},
                    {"QSS4", CDEVS_QSS3, 0},       {"mLIQSS", CDEVS_LIQSS1, 0},   {"mLIQSS2", CDEVS_LIQSS2, 0},
                    {"LIQSS_BDF", CDEVS_LIQSS2, 0}, {"DASSL", CDEVS_CVODE_BDF, 0}, {"DOPRI", CDEVS_CVODE_AM, 0},
-                   {"CVODE_AM", CDEVS_CVODE_AM, 1}, {"CVODE_BDF", CDEVS_CVODE_BDF, 1}, {"IDA", CDEVS_CVODE_BDF, 0}};
+                   {"IDA", CDEVS_CVODE_BDF, 0}};
 #define N_MMO_SOLVERS (sizeof mmo_solvers / sizeof mmo_solvers[0])
 
 /* MMO_Solver = QSS3 (or method = "QSS3"): the method, or a located error naming the
@@ -727,7 +727,7 @@ static void annot_method(comp *c, const annot *a, cdevs_qss_method *out) {
   const node *v = a->value;
   const char *nm = (v->kind == X_REF && v->nkid == 0) || v->kind == X_STRING ? v->name : NULL;
   cdevs_qss_method qm;
-  if (nm && cdevs_qss_method_parse(nm, &qm) == 0) {
+  if (nm && cdevs_mo_method_parse(nm, &qm) == 0) {
     *out = qm;
     return;
   }
@@ -739,18 +739,21 @@ static void annot_method(comp *c, const annot *a, cdevs_qss_method *out) {
                      cdevs_qss_method_name(*out));
       return;
     }
-  const char *names[6 + N_MMO_SOLVERS];
+  const char *names[8 + N_MMO_SOLVERS];
   size_t n = 0;
   for (int m = CDEVS_QSS1; m <= CDEVS_LIQSS3; m++)
     if (cdevs_qss_method_name((cdevs_qss_method)m)) names[n++] = cdevs_qss_method_name((cdevs_qss_method)m);
+  names[n++] = "CVODE_BDF", names[n++] = "CVODE_AM";
   for (size_t i = 0; i < N_MMO_SOLVERS; i++) names[n++] = mmo_solvers[i].name;
   const char *hint = nm ? lang_suggest(nm, names, n) : NULL;
   if (hint)
     lang_error(c->d, v->line, v->col, "unknown %s '%s'; did you mean '%s'?", a->key, nm, hint);
   else if (nm)
-    lang_error(c->d, v->line, v->col, "unknown %s '%s' (QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3)", a->key, nm);
+    lang_error(c->d, v->line, v->col, "unknown %s '%s' (QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, CVODE_BDF or "
+               "CVODE_AM)", a->key, nm);
   else
-    lang_error(c->d, v->line, v->col, "%s needs a method name: QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3", a->key);
+    lang_error(c->d, v->line, v->col, "%s needs a method name: QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, CVODE_BDF "
+               "or CVODE_AM", a->key);
 }
 
 /* Room for one more output in each of the output arrays; -1 when out of memory. */

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cdevs/continuous.h"
 #include "compile_impl.h"
@@ -24,8 +25,8 @@ void cdevs_mo_set_ode(cdevs_mo *mo, const cdevs_mo_ode *ode) {
 
 int cdevs_mo_method_parse(const char *name, cdevs_qss_method *m) {
   if (!name) return -1;
-  if (!strcmp(name, "CVODE_BDF") || !strcmp(name, "cvode_bdf")) return *m = CDEVS_CVODE_BDF, 0;
-  if (!strcmp(name, "CVODE_AM") || !strcmp(name, "cvode_am")) return *m = CDEVS_CVODE_AM, 0;
+  if (!strcasecmp(name, "CVODE_BDF")) return *m = CDEVS_CVODE_BDF, 0; /* (any case, as the QSS methods) */
+  if (!strcasecmp(name, "CVODE_AM")) return *m = CDEVS_CVODE_AM, 0;
   return cdevs_qss_method_parse(name, m);
 }
 
