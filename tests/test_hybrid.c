@@ -212,6 +212,8 @@ static void test_class_library(void) {
   load_fails("model m\n  LinTank t(aera = 2);\nend m;\n", "class 'LinTank' has no element 'aera'; did you mean 'area'?");
   load_fails("model m\n  LinTank t(h = 2);\nend m;\n", "set its start value with h(start = …)");
   load_fails("model m\n  LinTank t(h(stat = 2));\nend m;\n", "'stat' of 'h' is not an attribute");
+  load_fails("model m\n  LinTank t(qin = 1);\n  Real y;\nequation\n  y = t.hh;\nend m;\n",
+             "m.mo:5:7: error: 't' has no variable 'hh'; did you mean 't.h'?");
   load_fails("model A\n  B b;\nend A;\nmodel B\n  A a;\nend B;\nmodel m\n  A x;\nend m;\n", "contains itself");
   load_fails("model m\n  m again;\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend m;\n",
              "m.mo:2:5: error: 'again' is of the model's own class 'm': a class cannot contain itself");

@@ -39,6 +39,22 @@ static void emit_var(comp *c, uint32_t f) {
   }
 }
 
+/* n (t.xx) names no variable, but its prefix (t.) is a model component's: said so,
+ * with the nearest of that component's variables; 0 when no variable has the prefix. */
+static int class_member(comp *c, const node *n) {
+  size_t pre = (size_t)(strrchr(n->name, '.') - n->name) + 1;
+  const char *cands[64];
+  size_t nc = 0;
+  for (size_t i = 0; i < c->nsyms && nc < 64; i++)
+    if (!strncmp(c->syms[i].d->name, n->name, pre) && !strchr(c->syms[i].d->name + pre, '.'))
+      cands[nc++] = c->syms[i].d->name;
+  if (!nc) return 0;
+  const char *hint = lang_suggest(n->name, cands, nc);
+  lang_error(c->d, n->line, n->col, "'%.*s' has no variable '%s'%s%s%s", (int)(pre - 1), n->name, n->name + pre,
+             hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+  return 1;
+}
+
 static int gen_ref(comp *c, const node *n) {
   double v;
   if (n->nkid == 0 && lang_index_of(c, n->name, &v)) {
@@ -61,7 +77,7 @@ static int gen_ref(comp *c, const node *n) {
       if (lang_comp_port(c, n, CDEVS_IN, &ci) >= 0)
         lang_error(c->d, n->line, n->col, "'%s' is an input of '%s': equations read outputs (cdevs list-blocks)",
                    n->name, c->mo->comps[ci].name);
-      else
+      else if (!class_member(c, n))
         lang_error(c->d, n->line, n->col, "'%s' is not an output of a component (cdevs list-blocks lists them)",
                    n->name);
       return -1;
