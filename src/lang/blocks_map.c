@@ -49,49 +49,39 @@ static const lang_param sampler_p[] = {P(cdevs_sampler_params, period, LP_REAL),
 static const lang_param none_p[] = {{0}};
 
 static const lang_block blocks[] = {
-    {"Integrator", &cdevs_integrator_ops, sizeof(cdevs_integrator_params), integ_p},
-    {"ResetIntegrator", &cdevs_reset_integrator_ops, sizeof(cdevs_integrator_params), integ_p},
-    {"Constant", &cdevs_constant_ops, sizeof(cdevs_constant_params), const_p},
-    {"Step", &cdevs_step_ops, sizeof(cdevs_step_params), step_p},
-    {"Ramp", &cdevs_ramp_ops, sizeof(cdevs_ramp_params), ramp_p},
-    {"Sine", &cdevs_sine_ops, sizeof(cdevs_sine_params), sine_p},
-    {"Pulse", &cdevs_pulse_ops, sizeof(cdevs_wave_params), wave_p},
-    {"Triangle", &cdevs_triangle_ops, sizeof(cdevs_wave_params), wave_p},
-    {"Saw", &cdevs_saw_ops, sizeof(cdevs_wave_params), wave_p},
-    {"PWM", &cdevs_pwm_ops, sizeof(cdevs_pwm_params), pwm_p},
-    {"WSum", &cdevs_wsum_ops, sizeof(cdevs_wsum_params), wsum_p},
-    {"Gain", &cdevs_gain_ops, sizeof(cdevs_gain_params), gain_p},
-    {"Mult", &cdevs_mult_ops, sizeof(cdevs_mult_params), mult_p},
-    {"Div", &cdevs_div_ops, 0, none_p},
-    {"Inv", &cdevs_inv_ops, 0, none_p},
-    {"Square", &cdevs_square_ops, 0, none_p},
-    {"Pow", &cdevs_pow_ops, sizeof(cdevs_pow_params), pow_p},
-    {"Func", &cdevs_func_ops, sizeof(cdevs_func_params), func_p},
-    {"CrossDetect", &cdevs_cross_ops, sizeof(cdevs_cross_params), cross_p},
-    {"Comparator", &cdevs_comparator_ops, sizeof(cdevs_comparator_params), cmp_p},
-    {"Hysteresis", &cdevs_hysteresis_ops, sizeof(cdevs_hysteresis_params), hyst_p},
-    {"Switch", &cdevs_switch_ops, sizeof(cdevs_switch_params), switch_p},
-    {"Saturation", &cdevs_saturation_ops, sizeof(cdevs_saturation_params), sat_p},
-    {"Quantizer", &cdevs_quantizer_ops, sizeof(cdevs_quantizer_params), quant_p},
-    {"SampleHold", &cdevs_sample_hold_ops, 0, none_p},
-    {"Sampler", &cdevs_sampler_ops, sizeof(cdevs_sampler_params), sampler_p},
-    {"Counter", &cdevs_counter_ops, 0, none_p},
+    {"Integrator", &cdevs_integrator_ops, sizeof(cdevs_integrator_params), integ_p, 0},
+    {"ResetIntegrator", &cdevs_reset_integrator_ops, sizeof(cdevs_integrator_params), integ_p, 0},
+    {"Constant", &cdevs_constant_ops, sizeof(cdevs_constant_params), const_p, 0},
+    {"Step", &cdevs_step_ops, sizeof(cdevs_step_params), step_p, 0},
+    {"Ramp", &cdevs_ramp_ops, sizeof(cdevs_ramp_params), ramp_p, 0},
+    {"Sine", &cdevs_sine_ops, sizeof(cdevs_sine_params), sine_p, 0},
+    {"Pulse", &cdevs_pulse_ops, sizeof(cdevs_wave_params), wave_p, 0},
+    {"Triangle", &cdevs_triangle_ops, sizeof(cdevs_wave_params), wave_p, 0},
+    {"Saw", &cdevs_saw_ops, sizeof(cdevs_wave_params), wave_p, 0},
+    {"PWM", &cdevs_pwm_ops, sizeof(cdevs_pwm_params), pwm_p, 0},
+    {"WSum", &cdevs_wsum_ops, sizeof(cdevs_wsum_params), wsum_p, 1},
+    {"Gain", &cdevs_gain_ops, sizeof(cdevs_gain_params), gain_p, 1},
+    {"Mult", &cdevs_mult_ops, sizeof(cdevs_mult_params), mult_p, 1},
+    {"Div", &cdevs_div_ops, 0, none_p, 1},
+    {"Inv", &cdevs_inv_ops, 0, none_p, 1},
+    {"Square", &cdevs_square_ops, 0, none_p, 1},
+    {"Pow", &cdevs_pow_ops, sizeof(cdevs_pow_params), pow_p, 1},
+    {"Func", &cdevs_func_ops, sizeof(cdevs_func_params), func_p, 1},
+    {"CrossDetect", &cdevs_cross_ops, sizeof(cdevs_cross_params), cross_p, 0},
+    {"Comparator", &cdevs_comparator_ops, sizeof(cdevs_comparator_params), cmp_p, 0},
+    {"Hysteresis", &cdevs_hysteresis_ops, sizeof(cdevs_hysteresis_params), hyst_p, 0},
+    {"Switch", &cdevs_switch_ops, sizeof(cdevs_switch_params), switch_p, 1},
+    {"Saturation", &cdevs_saturation_ops, sizeof(cdevs_saturation_params), sat_p, 1},
+    {"Quantizer", &cdevs_quantizer_ops, sizeof(cdevs_quantizer_params), quant_p, 0},
+    {"SampleHold", &cdevs_sample_hold_ops, 0, none_p, 0},
+    {"Sampler", &cdevs_sampler_ops, sizeof(cdevs_sampler_params), sampler_p, 0},
+    {"Counter", &cdevs_counter_ops, 0, none_p, 0},
 };
 
 const lang_block *lang_block_find(const char *name) {
   for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
     if (strcmp(blocks[i].name, name) == 0) return &blocks[i];
   return NULL;
-}
-
-int lang_block_feedthrough(const lang_block *b) {
-  static const cdevs_atomic_ops *const through[] = {&cdevs_wsum_ops, &cdevs_gain_ops,   &cdevs_mult_ops,
-                                                    &cdevs_div_ops,  &cdevs_inv_ops,    &cdevs_square_ops,
-                                                    &cdevs_pow_ops,  &cdevs_func_ops,   &cdevs_saturation_ops,
-                                                    &cdevs_switch_ops};
-  for (size_t i = 0; i < sizeof through / sizeof through[0]; i++)
-    if (b->ops == through[i]) return 1;
-  return 0;
 }
 
 size_t lang_block_names(const char **out, size_t max) {

@@ -20,13 +20,13 @@ typedef struct lang_block {
   const cdevs_atomic_ops *ops;
   size_t arg_size;
   const lang_param *params; /* ends with a NULL name */
+  /* The block computes its outputs from its inputs at once (a static function, a
+   * saturation, a switch): a loop through it and the equations' algebraic variables
+   * has no delay in it. */
+  int through;
 } lang_block;
 
 const lang_block *lang_block_find(const char *name);
-/* The block computes its outputs from its inputs at once (a static function, a
- * saturation, a switch): a loop through it and the equations' algebraic variables
- * has no delay in it. */
-int lang_block_feedthrough(const lang_block *b);
 size_t lang_block_names(const char **out, size_t max);
 
 #endif

@@ -1384,12 +1384,12 @@ int lang_check_loops(comp *c, const cdevs__sys_spec *sp) {
   } while (0)
   for (uint32_t l = 0; l < mo->nlinks; l++) { /* a variable into a block that passes it on at once */
     uint32_t ci = mo->links[l].comp;
-    if (!lang_block_feedthrough(mo->comps[ci].b)) continue;
+    if (!mo->comps[ci].b->through) continue;
     for (uint32_t o = g.comp_first[ci]; o < g.comp_first[ci + 1]; o++) EDGE(g.nout + l, o, 1 + l);
   }
   for (uint32_t k = 0; k < mo->nconns; k++) { /* a block's output into one that passes it on */
     const mo_conn *cn = &mo->conns[k];
-    if (!lang_block_feedthrough(mo->comps[cn->to].b)) continue;
+    if (!mo->comps[cn->to].b->through) continue;
     for (uint32_t o = g.comp_first[cn->to]; o < g.comp_first[cn->to + 1]; o++)
       EDGE(g.comp_first[cn->from] + (uint32_t)cn->fport, o, 0x80000000u | k);
   }
