@@ -21,7 +21,6 @@
 
 #define MAX_NESTING 64            /* components inside components */
 #define MAX_FLAT_DECLS 5000000    /* as many as the compiler takes variables */
-#define MAX_LIB_CLASSES 1024
 
 typedef struct flat {
   const ast_model *top;
@@ -31,8 +30,8 @@ typedef struct flat {
   ast_model *out;
   /* Classes read from other files, by the type name they were read for (Lib.Tank:
    * Lib/Tank.mo's class); the other classes of such a file are found only from it. */
-  const ast_model *lib[MAX_LIB_CLASSES];
-  const char *lib_name[MAX_LIB_CLASSES];
+  const ast_model *lib[LANG_MAX_FILES]; /* the class each file read defines */
+  const char *lib_name[LANG_MAX_FILES];
   int nlib;
   const ast_model *stack[MAX_NESTING]; /* the classes being expanded, outermost first */
   int depth;
@@ -207,15 +206,9 @@ static const ast_model *load_class(flat *f, const char *dir, size_t dirlen, cons
   char *text = lang_read_file(path, f->d->out, &len);
   lang_src *src = arena_get(f->a, sizeof *src);
   char *kept = src ? arena_get(f->a, strlen(path) + 1) : NULL;
-  if (!text || !kept || arena_own(f->a, text)) {
-    if (text && kept) { /* past the arena's buffers: a file too many */
-      lang_error(f->d, at->line, at->col, "'%s': a model may read classes from at most %d files", type,
-                 LANG_MAX_FILES - 1);
-    } else if (text) {
-      f->oom = 1;
-    } else {
-      f->d->errors++; /* (lang_read_file has said why) */
-    }
+  if (!text || !kept || arena_own(f->a, text)) { /* (the arena owns as many buffers as there are files) */
+    if (text) f->oom = 1;
+    else f->d->errors++; /* (lang_read_file has said why) */
     free(text), free(path);
     f->failed = 1;
     return NULL;
@@ -240,7 +233,7 @@ static const ast_model *load_class(flat *f, const char *dir, size_t dirlen, cons
     f->failed = 1;
     return NULL;
   }
-  if (f->nlib < MAX_LIB_CLASSES) f->lib_name[f->nlib] = type, f->lib[f->nlib++] = m;
+  f->lib_name[f->nlib] = type, f->lib[f->nlib++] = m; /* (one per file: room for all) */
   return m;
 }
 
@@ -428,7 +421,7 @@ static void apply_mod(flat *f, const decl *d, decl *nd, const node *mod, int arr
     if (a->kind == Q_EQ && !strcmp(an, "start")) {
       nd->start = a->kid[1];
       nd->start_across = array && !mod->op && !a->op;
-      if (!d->value || d->kind == D_REAL || d->kind == D_DISCRETE) nd->value = NULL; /* the start is the start */
+      if (d->kind == D_REAL || d->kind == D_DISCRETE) nd->value = NULL; /* the start is the start */
     } else if (a->kind == Q_EQ && (!strcmp(an, "fixed") || !strcmp(an, "nominal") || !strcmp(an, "min") ||
                                    !strcmp(an, "max") || !strcmp(an, "unit"))) {
       continue; /* attributes with no effect here */
