@@ -384,6 +384,13 @@ int lang_input(comp *c, uint32_t ci, int port, const char *name) {
   return (int)mo->nins++;
 }
 
+/* What a variable of class cls is, for messages: "a state" (with how it is defined,
+ * if how), "discrete", "a parameter or constant". */
+static const char *cls_name(int cls, int how) {
+  if (cls == V_STATE) return how ? "a state (its equation is der(...) = ...)" : "a state";
+  return cls == V_DISC ? "discrete" : "a parameter or constant";
+}
+
 /* A variable of the model in a connect(): its flat scalar, or -1 (with no message
  * when it is no variable at all). */
 static int connect_var(comp *c, const node *r, uint32_t *f) {
@@ -434,7 +441,7 @@ static int connect_vars(comp *c, const node *n, uint32_t fa, uint32_t fb) {
   if (c->cls[f] != V_ALG) {
     lang_error(c->d, to->line, to->col, "connect(%s, %s): '%s' is %s: it cannot be defined by the connection",
                a->name, b->name, to->name,
-               c->cls[f] == V_STATE ? "a state" : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant");
+               cls_name(c->cls[f], 0));
     return -1;
   }
   return define(c, to, 0, f, to->name, from);
@@ -456,19 +463,19 @@ static int connect_eq(comp *c, const node *n) {
   int rc2 = var == a ? connect_var(c, b, &g) : -1;
   if (rc2 == -2) return -1;
   if (rc2 == 0) return connect_vars(c, n, f, g);
-  if (lang_comp_port(c, other, CDEVS_OUT, &ci) >= 0) { /* the variable reads the output */
+  if ((port = lang_comp_port(c, other, CDEVS_OUT, &ci)) >= 0) { /* the variable reads the output */
     if (c->cls[f] == V_ALG) {
       if (define(c, var, 0, f, var->name, other)) return -1;
-      port = lang_comp_port(c, other, CDEVS_OUT, &ci);
-      for (uint32_t k = 0; k < c->mo->nins; k++) /* the input starts at the variable's start value */
-        if (c->mo->ins[k].comp == (uint32_t)ci && c->mo->ins[k].port == port) c->mo->ins[k].start = c->cval[f];
+      int k = lang_input(c, (uint32_t)ci, port, other->name); /* (made by define: found) */
+      if (k < 0) return -1;
+      c->mo->ins[k].start = c->cval[f]; /* the input starts at the variable's start value */
       return 0;
     }
     lang_error(c->d, var->line, var->col,
                "connect(%s, %s): '%s' is %s; an output of a component can define only a variable with no "
                "other equation (declare it 'input Real %s;' or 'Real %s;')",
                a->name, b->name, var->name,
-               c->cls[f] == V_STATE ? "a state" : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant",
+               cls_name(c->cls[f], 0),
                var->name, var->name);
     return -1;
   }
@@ -540,8 +547,7 @@ static int define(comp *c, const node *at, int is_der, uint32_t f, const char *n
   if (!is_der && c->cls[f] != V_ALG) {
     lang_error(c->d, at->line, at->col,
                "'%s' is %s: only an algebraic variable can be defined by an equation", name,
-               c->cls[f] == V_STATE ? "a state (its equation is der(...) = ...)"
-               : c->cls[f] == V_DISC ? "discrete" : "a parameter or constant");
+               cls_name(c->cls[f], 1));
     return -1;
   }
   uint32_t i = c->cidx[f];
@@ -1212,8 +1218,7 @@ static int alg_stmt(comp *c, alg_run *r, const node *n) {
     if (c->cls[f] != V_ALG) {
       lang_error(c->d, l->line, l->col,
                  "'%s' is %s: outside a when clause an algorithm computes variables with no other equation",
-                 l->name, c->cls[f] == V_STATE ? "a state (its equation is der(...) = ...)"
-                 : c->cls[f] == V_DISC ? "discrete (set it in a when clause)" : "a parameter or constant");
+                 l->name, c->cls[f] == V_DISC ? "discrete (set it in a when clause)" : cls_name(c->cls[f], 1));
       return -1;
     }
     node *v = subst(c, r, n->kid[1]);
