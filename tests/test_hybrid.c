@@ -299,13 +299,15 @@ static void test_hysdel(void) {
     for (int k = 0; k < nw && k < p.nchanges; k++) {
       worst = fmax(worst, fabs(p.changes[k] - want[k]));
       CHECK_NEAR(p.to[k], k % 2 ? 1.0 : 2.0, 0.0);
-      /* Tolerance 1e-6 on y <= 1, slopes 0.25 (up) and about 0.3 (down): a quantum
-       * is 4e-6 s there; the error carried from one switch to the next is of that
-       * order too. */
-      CHECK_NEAR(p.changes[k], want[k], 5e-5);
     }
     printf("hysdel: %d switches, the first at %.9f (2 ln 2 = %.9f), worst |dt| %.2g\n", p.nchanges,
            p.nchanges ? p.changes[0] : NAN, 2 * log(2.0), worst);
+    /* Tolerance 1e-6 on y <= 1, slopes 0.25 (up) and about 0.3 (down): a switch's
+     * own error, where q (within a quantum of y) meets the threshold, is at most a
+     * quantum over the slope, 4e-6 s; the y error a mode hands to the next shifts
+     * the next switch by its own size over the slope, and both modes are stable
+     * (they contract it). 1e-5 s, 2.5 quanta of time, holds both. */
+    CHECK(worst < 1e-5);
   }
   run_close(&r);
 }
@@ -412,9 +414,9 @@ static void test_algorithm_statements(void) {
  * draining (phi = -0.02) 40 s at constant T. */
 static void test_vessel(void) {
   run r;
-  probe p;
+  probe p, cold;
   if (run_open(&r, "vessel/vessel.mo")) return;
-  if (!probe_start(&p, &r, 2) && run_to(&r, 1000.0)) {
+  if (!probe_start(&p, &r, 2) && !probe_start(&cold, &r, 3) && run_to(&r, 1000.0)) {
     const double heat = (60.0 - (15.0 + 0.2 * 45.0 / 1.0)) * 4186.0 * 1000.0 * 1.0 * 1.0 / 1e6;
     const double dur[3] = {80.0, heat, 40.0};
     double t = 0, worst = 0;
@@ -432,7 +434,10 @@ static void test_vessel(void) {
      * carry it on. */
     CHECK(worst < 1e-5);
     printf("vessel: %d phase changes, worst |dt| %.2g (heating %.3f s)\n", p.nchanges, worst, heat);
-    CHECK_NEAR(probe_at(&p, "is_cold", 1000.0), 0.0, 0.0); /* T never below 24 K > 20 */
+    /* Filling from T = 60 at l_low cools to 15 + 0.2·45/1 = 24 °C at l_high, the
+     * lowest T of the cycle: is_cold (T < 20) never changes from 0. */
+    CHECK_EQ_INT(cold.nchanges, 0);
+    CHECK_NEAR(probe_at(&cold, "is_cold", 1000.0), 0.0, 0.0);
   }
   run_close(&r);
 }

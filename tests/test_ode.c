@@ -69,7 +69,7 @@ static void test_bball(void) {
 }
 
 /* Mixed: CVODE integrates T, a QSS hysteresis block reads it and switches the heater
- * it reads (tests/test_hybrid.c's thermostat, its closed-form switch times). */
+ * it reads (the thermostat of tests/mo_run.h, with its closed-form switch times). */
 static void test_thermostat(void) {
   const char *text = thermostat_mo;
   double worst[2] = {NAN, NAN};
@@ -96,7 +96,7 @@ static void test_thermostat(void) {
 }
 
 /* The HYSDEL system under CVODE_BDF: it reads a pulse block and switches on relations
- * and when clauses (test_hybrid.c derives the switch times). */
+ * and when clauses (hysdel_switches, tests/mo_run.h, derives the switch times). */
 static void test_hysdel(void) {
   double want[6];
   int nw = hysdel_switches(want);
@@ -108,7 +108,10 @@ static void test_hysdel(void) {
     double worst = 0;
     for (int k = 0; k < c.nchanges && k < nw; k++) worst = fmax(worst, fabs(c.changes[k] - want[k]));
     printf("hysdel CVODE_BDF: %d switches, worst |dt| %.3g\n", c.nchanges, worst);
-    CHECK(worst < 1e-5);
+    /* Each root where y, within CVODE's error (about rtol·|y| <= 1e-8 per unit of
+     * time), meets the threshold at a slope of 0.25 or more: some 4e-8 s, and the
+     * stable modes contract the error each hands to the next; 1e-6 s is 25 of those. */
+    CHECK(worst < 1e-6);
   }
   run_close(&r);
 }
@@ -355,7 +358,10 @@ static void test_shared_semantics(void) {
       double t = cdevs_sim_time(r.sim);
       printf("sqrt tank under %s: %s at t = %.6f (h = 0 at 4)\n", cdevs_qss_method_name(ms[mi]),
              rc ? "stopped" : "ran", t);
-      CHECK(t > 3.99);
+      /* h = (4 - t)²/16 is within a few AbsTolerance (1e-10) of 0 for |4 - t| <
+       * 1e-4: the run stops there, at the domain's edge, with an error (going on
+       * would take h below 0 without saying so); 1e-3 is a cap. */
+      CHECK(rc != 0 && t > 3.99 && t < 4.001);
       run_close(&r);
     }
   }
