@@ -36,16 +36,21 @@ static inline int run_start(run *r, cdevs_qss_method method, double tol, double 
   return 0;
 }
 
+/* An example model file (a path under examples/), compiled; NULL (a failed check) if
+ * it does not. */
+static inline cdevs_mo *mo_from_example(const char *file) {
+  char path[512];
+  cdevs_mo *mo = NULL;
+  snprintf(path, sizeof path, "%s/%s", EXAMPLES, file);
+  if (cdevs_mo_load(path, stderr, &mo)) check_failed++;
+  return mo;
+}
+
 /* Opens an example with its experiment's tolerances and method (or method, when not
  * 0), LIQSS taking its a as jac says. */
 static inline int run_open_as(run *r, const char *file, cdevs_mo_jacobian jac, cdevs_qss_method method) {
   memset(r, 0, sizeof *r);
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", EXAMPLES, file);
-  if (cdevs_mo_load(path, stderr, &r->mo)) {
-    check_failed++;
-    return -1;
-  }
+  if (!(r->mo = mo_from_example(file))) return -1;
   cdevs_mo_experiment e;
   cdevs_mo_experiment_get(r->mo, &e);
   cdevs_mo_set_jacobian(r->mo, jac);
@@ -261,6 +266,12 @@ static inline int probe_index(const run *r, const char *name) {
   fprintf(stderr, "  no output '%s'\n", name);
   check_failed++;
   return -1;
+}
+
+/* Watches r's outputs, output `name` for its changes: 0, or -1 (a failed check). */
+static inline int probe_watch(probe *p, run *r, const char *name) {
+  int k = probe_index(r, name);
+  return k >= 0 ? probe_start(p, r, k) : -1;
 }
 
 /* Models that must not load: head, each case's text, then tail; each fails with

@@ -53,7 +53,7 @@ static void test_thermostat(void) {
   probe p;
   const double tol = 1e-8, abstol = 1e-10;
   if (run_text(&r, text, CDEVS_QSS3, tol, abstol)) return;
-  if (!probe_start(&p, &r, 1) && run_to(&r, 60.0)) {
+  if (!probe_watch(&p, &r, "h.y") && run_to(&r, 60.0)) {
     double worst = 0;
     /* Each switch where q_T meets the threshold: within a quantum (21·tol) over the
      * slope there (0.9 K/s), 2.3e-7 s, plus the error T has gathered, which the next
@@ -293,7 +293,7 @@ static void test_hysdel(void) {
   run r;
   probe p;
   if (run_open(&r, "hysdel/hysdel.mo")) return;
-  if (!probe_start(&p, &r, 2) && run_to(&r, 60.0)) {
+  if (!probe_watch(&p, &r, "mode") && run_to(&r, 60.0)) {
     CHECK_EQ_INT(p.nchanges, nw);
     double worst = 0;
     for (int k = 0; k < nw && k < p.nchanges; k++) {
@@ -416,7 +416,7 @@ static void test_vessel(void) {
   run r;
   probe p, cold;
   if (run_open(&r, "vessel/vessel.mo")) return;
-  if (!probe_start(&p, &r, 2) && !probe_start(&cold, &r, 3) && run_to(&r, 1000.0)) {
+  if (!probe_watch(&p, &r, "phase") && !probe_watch(&cold, &r, "is_cold") && run_to(&r, 1000.0)) {
     const double heat = (60.0 - (15.0 + 0.2 * 45.0 / 1.0)) * 4186.0 * 1000.0 * 1.0 * 1.0 / 1e6;
     const double dur[3] = {80.0, heat, 40.0};
     double t = 0, worst = 0;

@@ -17,16 +17,7 @@
 /* text (or the example file) under method at rtol, atol: started, or a failed check. */
 static int ode_start(run *r, const char *text, const char *file, cdevs_qss_method method, double rtol, double atol) {
   memset(r, 0, sizeof *r);
-  if (file) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", EXAMPLES, file);
-    if (cdevs_mo_load(path, stderr, &r->mo)) {
-      check_failed++;
-      return -1;
-    }
-  } else if (!(r->mo = mo_from_text(text))) {
-    return -1;
-  }
+  if (!(r->mo = file ? mo_from_example(file) : mo_from_text(text))) return -1;
   cdevs_mo_set_ode(r->mo, &cdevs_ode_cvode);
   cdevs_mo_set_stop(r->mo, INFINITY); /* each test runs to its own time */
   return run_start(r, method, rtol, atol);
@@ -35,8 +26,7 @@ static int ode_start(run *r, const char *text, const char *file, cdevs_qss_metho
 /* Watches r's output `name` for its changes and runs r to t_end: 0, or -1 (a failed
  * check). */
 static int watch(run *r, const char *name, probe *p, double t_end) {
-  int k = probe_index(r, name);
-  return k >= 0 && !probe_start(p, r, k) && run_to(r, t_end) ? 0 : -1;
+  return !probe_watch(p, r, name) && run_to(r, t_end) ? 0 : -1;
 }
 
 /* The x at t of the integrator block whose output is r's output `name` (a failed check
