@@ -7,7 +7,7 @@
 # output variable both simulators write agrees within 5 quanta (bench/compat_cmp.py).
 # QSS_SOLVER_MODELS: a checkout of that models/ directory (required).
 # QSS_SOLVER_RUN: a command taking MODEL.mo that compiles and runs it with QSS Solver and
-#   prints `transitions=N sim_ms=X` and `outputs=DIR`, DIR holding one <var>.dat per
+#   prints `transitions=N sim_ms=X` and `outputs=DIR` (one line or two), DIR holding one <var>.dat per
 #   output (built outside this repository; see bench/README.md). If it fails before
 #   printing `outputs=` but after a line `== simulate (DIR)`, DIR is used all the same.
 #   Without it, matches says "no reference".
@@ -85,7 +85,7 @@ while IFS= read -r f; do
     qrc=0
     # shellcheck disable=SC2086 # a command with its arguments
     timeout -k 10 "$timeout_s" $QSS_SOLVER_RUN "$f" >"$d/qss-solver.log" 2>&1 || qrc=$?
-    out=$(sed -n 's/^outputs=//p' "$d/qss-solver.log" | tail -1)
+    out=$(field "$d/qss-solver.log" outputs) # (on its own line, or after transitions=… on one)
     [ -n "$out" ] || out=$(sed -n 's/^== simulate (\(.*\))$/\1/p' "$d/qss-solver.log" | tail -1)
     tr_q=$(field "$d/qss-solver.log" transitions)
     mkdir -p "$d/ref"
