@@ -539,10 +539,10 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->disc = calloc(sp->n_discs ? sp->n_discs : 1, sizeof *s->disc);
   s->pre = calloc(sp->n_discs ? sp->n_discs : 1, sizeof *s->pre);
   s->stack = calloc(depth, sizeof *s->stack);
-  s->roots = calloc(nz ? nz : 1, sizeof *s->roots);
+  s->roots = calloc(n1, sizeof *s->roots);
   s->out = calloc(sp->n_out ? sp->n_out : 1, sizeof *s->out);
-  s->zsign = calloc(nz ? nz : 1, sizeof *s->zsign);
-  s->ztime = calloc(nz ? nz : 1, 1);
+  s->zsign = calloc(n1, sizeof *s->zsign);
+  s->ztime = calloc(n1, 1);
   s->zh = calloc(n1, sizeof *s->zh);
   s->zwatch = calloc(n1, sizeof *s->zwatch);
   s->g0 = calloc(n1, sizeof *s->g0);
