@@ -91,6 +91,28 @@ static void test_when_on_block_output(void) {
   run_close(&r);
 }
 
+/* A block diagram's nonlinear function of an exact ramp: a' = 1 sends its series once
+ * (a = t is exact, a never requantizes), so cos's output, the series of cos(t) at 0,
+ * was integrated for the whole run (b(10) = 10 under QSS2 for sin(10) = -0.544). The
+ * Func block now sends cos again where its series leaves the run's quantum
+ * (max(1e-6·|y|, 1e-9)): b's input stays within 1e-6 of cos(t), so b, its exact
+ * integral, within 1e-5 of sin(t) at t = 10, and b.y (q) within a quantum more. */
+static void test_nonlinear_block_refresh(void) {
+  const char *text = "model m\n  cdevs.Constant c(value = 1);\n  cdevs.Integrator a(x0 = 0);\n  cdevs.Func f(fn = cos);\n"
+                     "  cdevs.Integrator b(x0 = 0);\nequation\n  connect(c.y, a.u);\n  connect(a.y, f.u);\n"
+                     "  connect(f.y, b.u);\n  annotation(experiment(MMO_Output = {b.y}));\nend m;\n";
+  static const cdevs_qss_method ms[] = {CDEVS_QSS2, CDEVS_QSS3, CDEVS_LIQSS2};
+  for (int k = 0; k < 3; k++) {
+    run r;
+    probe p;
+    if (!run_probed(&r, &p, text, ms[k], 1e-6, 1e-9, 10.0, -1)) continue;
+    double b = probe_at(&p, "b.y", 10.0);
+    printf("cos of a ramp, %s: b(10) = %.9f (sin(10) = %.9f)\n", cdevs_qss_method_name(ms[k]), b, sin(10.0));
+    CHECK_NEAR(b, sin(10.0), 1e-5 + 1e-6);
+    run_close(&r);
+  }
+}
+
 /* A value that is not finite reaching the equations (a gain overflowing) is an error
  * naming the input. */
 static void test_input_not_finite(void) {
@@ -596,6 +618,7 @@ int main(void) {
   test_equations_and_blocks();
   test_thermostat();
   test_when_on_block_output();
+  test_nonlinear_block_refresh();
   test_input_not_finite();
   test_connection_errors();
   test_model_classes();

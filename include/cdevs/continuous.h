@@ -140,9 +140,19 @@ typedef struct cdevs_gain_params {
 } cdevs_gain_params;
 extern const cdevs_atomic_ops cdevs_gain_ops;
 
+/*
+ * The nonlinear blocks below send y as the series of f at their inputs' series, to
+ * the inputs' degree. Between input events y is beyond that series (cos of a ramp
+ * is no polynomial), so while the inputs send nothing (a ramp, an integrator of a
+ * constant) the block evaluates f again and sends y where the terms it leaves out
+ * reach max(dqrel·|y|, dqmin). dqrel and dqmin both 0 (and Div, Inv, Square, which
+ * take no params) mean 1e-6 and 1e-9; a model file gives its run's tolerances.
+ */
+
 /* y = Π u_i over n inputs (2..8; 0 means 2). */
 typedef struct cdevs_mult_params {
   int n;
+  double dqrel, dqmin;
 } cdevs_mult_params;
 extern const cdevs_atomic_ops cdevs_mult_ops;
 
@@ -152,12 +162,14 @@ extern const cdevs_atomic_ops cdevs_inv_ops;
 extern const cdevs_atomic_ops cdevs_square_ops;
 typedef struct cdevs_pow_params {
   double p;
+  double dqrel, dqmin;
 } cdevs_pow_params;
 extern const cdevs_atomic_ops cdevs_pow_ops;
 
 /* y = fn(u) for an elementary function (input "u"; cdevs_fn is in taylor.h). */
 typedef struct cdevs_func_params {
   cdevs_fn fn;
+  double dqrel, dqmin;
 } cdevs_func_params;
 extern const cdevs_atomic_ops cdevs_func_ops;
 

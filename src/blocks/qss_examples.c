@@ -26,7 +26,7 @@ cdevs_model *cdevs_flyback_build(const cdevs_alloc *a, const cdevs_flyback_param
   cdevs_model *c1 = cdevs_atomic_add(root, "one", &cdevs_constant_ops, &one);
   cdevs_wsum_params ns = {2, {1.0, -1.0}};
   cdevs_model *open = cdevs_atomic_add(root, "open", &cdevs_wsum_ops, &ns);
-  cdevs_mult_params mp = {2};
+  cdevs_mult_params mp = {.n = 2};
   cdevs_model *diode = cdevs_atomic_add(root, "diode", &cdevs_mult_ops, &mp);
   /* iL' = s·Vin/Lm - d·vC/(N·Lm);  vC' = d·iL/(N·C) - vC/(R·C). */
   cdevs_model *dv = cdevs_atomic_add(root, "d_vC", &cdevs_mult_ops, &mp);

@@ -29,9 +29,12 @@ static const lang_param pwm_p[] = {P(cdevs_pwm_params, low, LP_REAL), P(cdevs_pw
                                    P(cdevs_pwm_params, period, LP_REAL), {0}};
 static const lang_param wsum_p[] = {P(cdevs_wsum_params, n, LP_INT), P(cdevs_wsum_params, w, LP_REALS), {0}};
 static const lang_param gain_p[] = {P(cdevs_gain_params, k, LP_REAL), {0}};
-static const lang_param mult_p[] = {P(cdevs_mult_params, n, LP_INT), {0}};
-static const lang_param pow_p[] = {P(cdevs_pow_params, p, LP_REAL), {0}};
-static const lang_param func_p[] = {P(cdevs_func_params, fn, LP_FN), {0}};
+static const lang_param mult_p[] = {P(cdevs_mult_params, n, LP_INT), P(cdevs_mult_params, dqrel, LP_REAL),
+                                     P(cdevs_mult_params, dqmin, LP_REAL), {0}};
+static const lang_param pow_p[] = {P(cdevs_pow_params, p, LP_REAL), P(cdevs_pow_params, dqrel, LP_REAL),
+                                    P(cdevs_pow_params, dqmin, LP_REAL), {0}};
+static const lang_param func_p[] = {P(cdevs_func_params, fn, LP_FN), P(cdevs_func_params, dqrel, LP_REAL),
+                                     P(cdevs_func_params, dqmin, LP_REAL), {0}};
 static const lang_param cross_p[] = {P(cdevs_cross_params, level, LP_REAL), P(cdevs_cross_params, direction, LP_INT),
                                      P(cdevs_cross_params, value, LP_REAL), {0}};
 static const lang_param cmp_p[] = {P(cdevs_comparator_params, level, LP_REAL), P(cdevs_comparator_params, low, LP_REAL),

@@ -240,12 +240,18 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
     cdevs_port_add(mo->system, CDEVS_IN, kernel_name(kn, sizeof kn, mo->ins[k].name), CDEVS_TAYLOR);
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     mo_comp *k = &mo->comps[i];
-    /* Integrators take the run's method and quanta unless the model set them. */
-    if (lang_is_integrator(k->b->ops)) {
+    /* Integrators take the run's method, and every block with a quantum (dqrel,
+     * dqmin: integrators, nonlinear functions) the run's tolerances, unless the model
+     * set them. */
+    if (lang_is_integrator(k->b->ops) && !(k->set & 1u)) {
       cdevs_integrator_params *ip = (cdevs_integrator_params *)(void *)k->arg;
-      if (!(k->set & 1u)) ip->method = is_classical(method) ? CDEVS_QSS3 : method; /* blocks are QSS */
-      if (!(k->set & 4u)) ip->dqrel = tol;
-      if (!(k->set & 8u)) ip->dqmin = abstol;
+      ip->method = is_classical(method) ? CDEVS_QSS3 : method; /* blocks are QSS */
+    }
+    for (int pi = 0; k->b->params[pi].name; pi++) {
+      const lang_param *lp = &k->b->params[pi];
+      int rel = !strcmp(lp->name, "dqrel");
+      if ((rel || !strcmp(lp->name, "dqmin")) && !(k->set & (1u << pi)))
+        memcpy(k->arg + lp->offset, rel ? &tol : &abstol, sizeof(double));
     }
     k->model = cdevs_atomic_add(holder, kernel_name(kn, sizeof kn, k->name), k->b->ops, k->b->arg_size ? k->arg : NULL);
   }
