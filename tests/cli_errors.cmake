@@ -41,6 +41,9 @@ expect_fail(2 "--n needs an integer in 2..10000000, got '1'" bench lcline --n 1)
 expect_fail(2 "--dqmin needs a value > 0, got '0'" bench stiff --dqmin 0)
 expect_fail(2 "CVODE is available for the flyback benchmark only" bench stiff --method CVODE)
 expect_fail(2 "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3, got 'RK4'" example flyback --method RK4)
+# mLIQSS pairs the states of one equation system; a block diagram's integrators are
+# each alone, so the block examples do not offer it (it would be LIQSS by another name).
+expect_fail(2 "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3, got 'mLIQSS2'" example flyback --method mLIQSS2)
 expect_fail(2 "--plot needs --out" example flyback --plot x.svg)
 expect_fail(1 "cannot write /nonexistent-dir/f.csv: No such file or directory" example flyback --out /nonexistent-dir/f.csv)
 execute_process(COMMAND ${CDEVS} bench lcline --n 10 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
@@ -78,7 +81,7 @@ endif()
 # cdevs run: errors in the model file are located, bad flags exit 2, and a run
 # writes its CSV and ends with the summary line.
 expect_fail(1 "bad.mo:4:13: error: unknown variable 'y'" run bad.mo)
-expect_fail(2 "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3|CVODE_BDF|CVODE_AM, got 'RK4'" run good.mo --method RK4)
+expect_fail(2 "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3|mLIQSS1|mLIQSS2|CVODE_BDF|CVODE_AM, got 'RK4'" run good.mo --method RK4)
 expect_fail(2 "--vars: unknown variable 'z'" run good.mo --vars z)
 expect_fail(2 "--jacobian needs exact|secant, got 'newton'" run good.mo --jacobian newton)
 expect_fail(2 "results are written as .csv, .mat (MAT v4) or .h5 (HDF5)" run good.mo --out r.txt)

@@ -258,9 +258,9 @@ static void test_experiment_values(void) {
       {"StartTime=2", "m.mo:5:25: error: StopTime (1) must be after StartTime (2)"},
       {"MMO_Solver=QSS7", "m.mo:5:36: error: unknown MMO_Solver 'QSS7'; did you mean 'QSS1'?"},
       {"MMO_Solver=Euler", "m.mo:5:36: error: unknown MMO_Solver 'Euler' (QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, "
-                           "CVODE_BDF or CVODE_AM)"},
+                           "mLIQSS1, mLIQSS2, CVODE_BDF or CVODE_AM)"},
       {"method=3", "m.mo:5:32: error: method needs a method name: QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, "
-                   "CVODE_BDF or CVODE_AM"},
+                   "mLIQSS1, mLIQSS2, CVODE_BDF or CVODE_AM"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     snprintf(text, sizeof text, "model m\n  Real x(start=1);\nequation\n  der(x) = -x;\n"
@@ -279,6 +279,10 @@ static void test_experiment_values(void) {
       {"Tolerance=0", CDEVS_QSS3, 0.0, ""},
       {"MMO_Solver=QSS", CDEVS_QSS1, 1e-3, ""},
       {"MMO_Solver=LIQSS", CDEVS_LIQSS1, 1e-3, ""},
+      {"MMO_Solver=mLIQSS", CDEVS_MLIQSS1, 1e-3, ""}, /* QSS Solver's name for order 1 */
+      {"MMO_Solver=mLIQSS2", CDEVS_MLIQSS2, 1e-3, ""},
+      {"MMO_Solver=mliqss1", CDEVS_MLIQSS1, 1e-3, ""},
+      {"MMO_Solver=mLIQSS3", CDEVS_MLIQSS2, 1e-3, "warning: MMO_Solver mLIQSS3 is not available here; using mLIQSS2"},
       {"MMO_Solver=DASSL", CDEVS_CVODE_BDF, 1e-3, "warning: MMO_Solver DASSL is not available here; using CVODE_BDF"},
       {"MMO_Solver=CVODE_AM", CDEVS_CVODE_AM, 1e-3, ""},
       {"MMO_Solver=cvode_bdf", CDEVS_CVODE_BDF, 1e-3, ""}, /* any case, as --method takes it */

@@ -126,6 +126,7 @@ struct cdevs_mo_stats {
                          their extrapolation ran out */
   uint64_t zeno;      /* accumulations of events found and run through (CDEVS_ZENO_CONTINUE) */
   double zeno_t;      /* where the first was estimated to accumulate */
+  uint64_t paired;    /* mLIQSS: requantizations taken with another state's (counted in steps) */
 };
 void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st);
 /* The same summed over the whole model in sim (the equation system and the

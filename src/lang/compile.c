@@ -716,7 +716,7 @@ static const struct {
   cdevs_qss_method method;
   int same;
 } mmo_solvers[] = {{"QSS", CDEVS_QSS1, 1},        {"LIQSS", CDEVS_LIQSS1, 1},    {"CQSS", CDEVS_QSS1, 0},
-                   {"QSS4", CDEVS_QSS3, 0},       {"mLIQSS", CDEVS_LIQSS1, 0},   {"mLIQSS2", CDEVS_LIQSS2, 0},
+                   {"QSS4", CDEVS_QSS3, 0},       {"mLIQSS", CDEVS_MLIQSS1, 1},  {"mLIQSS3", CDEVS_MLIQSS2, 0},
                    {"LIQSS_BDF", CDEVS_LIQSS2, 0}, {"DASSL", CDEVS_CVODE_BDF, 0}, {"DOPRI", CDEVS_CVODE_AM, 0},
                    {"IDA", CDEVS_CVODE_BDF, 0}};
 #define N_MMO_SOLVERS (sizeof mmo_solvers / sizeof mmo_solvers[0])
@@ -739,9 +739,9 @@ static void annot_method(comp *c, const annot *a, cdevs_qss_method *out) {
                      cdevs_qss_method_name(*out));
       return;
     }
-  const char *names[8 + N_MMO_SOLVERS];
+  const char *names[12 + N_MMO_SOLVERS];
   size_t n = 0;
-  for (int m = CDEVS_QSS1; m <= CDEVS_LIQSS3; m++)
+  for (int m = CDEVS_QSS1; m <= CDEVS_MLIQSS2; m++)
     if (cdevs_qss_method_name((cdevs_qss_method)m)) names[n++] = cdevs_qss_method_name((cdevs_qss_method)m);
   names[n++] = "CVODE_BDF", names[n++] = "CVODE_AM";
   for (size_t i = 0; i < N_MMO_SOLVERS; i++) names[n++] = mmo_solvers[i].name;
@@ -749,10 +749,10 @@ static void annot_method(comp *c, const annot *a, cdevs_qss_method *out) {
   if (hint)
     lang_error(c->d, v->line, v->col, "unknown %s '%s'; did you mean '%s'?", a->key, nm, hint);
   else if (nm)
-    lang_error(c->d, v->line, v->col, "unknown %s '%s' (QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, CVODE_BDF or "
+    lang_error(c->d, v->line, v->col, "unknown %s '%s' (QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, mLIQSS1, mLIQSS2, CVODE_BDF or "
                "CVODE_AM)", a->key, nm);
   else
-    lang_error(c->d, v->line, v->col, "%s needs a method name: QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, CVODE_BDF "
+    lang_error(c->d, v->line, v->col, "%s needs a method name: QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, mLIQSS1, mLIQSS2, CVODE_BDF "
                "or CVODE_AM", a->key);
 }
 
@@ -922,8 +922,12 @@ static int comp_params(comp *c, cdevs_mo *mo) {
         memcpy(dst, &xi, sizeof xi);
       } else if (lp->kind == LP_METHOD) {
         cdevs_qss_method qm;
-        if (v->kind != X_REF || cdevs_qss_method_parse(v->name, &qm)) {
-          lang_error(c->d, v->line, v->col, "method must be QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3");
+        if (v->kind != X_REF || cdevs_qss_method_parse(v->name, &qm) || qm == CDEVS_MLIQSS1 || qm == CDEVS_MLIQSS2) {
+          /* (mLIQSS pairs states of one equation system; a block's state is alone) */
+          lang_error(c->d, v->line, v->col, "method must be QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3%s",
+                     v->kind == X_REF && !cdevs_qss_method_parse(v->name, &qm)
+                         ? " (mLIQSS pairs the states of an equation system; a block integrates its own alone)"
+                         : "");
           ok = 0;
         } else {
           memcpy(dst, &qm, sizeof qm);

@@ -297,6 +297,7 @@ void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st) {
   st->crossings = s.crossings;
   st->refreshes = s.refreshes;
   st->reinits = s.reinits;
+  st->paired = s.paired;
   st->zeno = s.zeno;
   st->zeno_t = s.zeno_t;
 }

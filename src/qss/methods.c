@@ -6,8 +6,9 @@
 #include "qss_impl.h"
 
 static const cdevs__qss_method methods[] = {
-    {CDEVS_QSS1, "QSS1", 1, 0},     {CDEVS_QSS2, "QSS2", 2, 0},     {CDEVS_QSS3, "QSS3", 3, 0},
-    {CDEVS_LIQSS1, "LIQSS1", 1, 1}, {CDEVS_LIQSS2, "LIQSS2", 2, 1}, {CDEVS_LIQSS3, "LIQSS3", 3, 1},
+    {CDEVS_QSS1, "QSS1", 1, 0, 0},     {CDEVS_QSS2, "QSS2", 2, 0, 0},     {CDEVS_QSS3, "QSS3", 3, 0, 0},
+    {CDEVS_LIQSS1, "LIQSS1", 1, 1, 0}, {CDEVS_LIQSS2, "LIQSS2", 2, 1, 0}, {CDEVS_LIQSS3, "LIQSS3", 3, 1, 0},
+    {CDEVS_MLIQSS1, "mLIQSS1", 1, 1, 1}, {CDEVS_MLIQSS2, "mLIQSS2", 2, 1, 1},
 };
 #define NMETHODS (sizeof methods / sizeof methods[0])
 
@@ -21,7 +22,7 @@ int cdevs_qss_method_parse(const char *name, cdevs_qss_method *m) {
   if (!name) return -1;
   for (size_t i = 0; i < NMETHODS; i++) {
     const char *a = methods[i].name, *b = name;
-    while (*a && toupper((unsigned char)*b) == *a) a++, b++;
+    while (*a && toupper((unsigned char)*b) == toupper((unsigned char)*a)) a++, b++;
     if (!*a && !*b) {
       *m = methods[i].id;
       return 0;

@@ -46,6 +46,10 @@ typedef struct cdevs__qvar {
    * derivative, without a new q. Set by equation systems; blocks leave it 0. */
   double xr, t_der;
   int refresh;
+  /* mLIQSS: where x meets the q its pair step placed (-INFINITY: none). The step
+   * closed x's displacement from the stiff manifold over that horizon; past it x's
+   * parabola turns back, and q is renewed there, from x on the manifold. */
+  double t_touch;
 } cdevs__qvar;
 
 typedef struct cdevs__qss_method {
@@ -53,6 +57,7 @@ typedef struct cdevs__qss_method {
   const char *name;
   int order;           /* m: x has m + 1 coefficients, q has m */
   int linear_implicit; /* LIQSS: q is chosen ahead of x, up to 2·ΔQ away */
+  int pairs;           /* mLIQSS: stiff pairs are placed together (equation systems) */
 } cdevs__qss_method;
 
 const cdevs__qss_method *cdevs__qss_method_get(cdevs_qss_method id);
@@ -68,6 +73,13 @@ void cdevs__qvar_requantize(cdevs__qvar *v, const cdevs__qss_method *m, double t
  * derivative next, which computes tn anyway). Returns 1 when LIQSS placed q apart
  * from x, 0 when q = x. */
 int cdevs__qvar_place_q(cdevs__qvar *v, const cdevs__qss_method *m, double t);
+/* mLIQSS: vi, just requantized at t, and vj placed together by one linearly implicit
+ * step of the pair ẋ = A·q + u0 + u1·τ (rows and columns i, j; u: the rest of their
+ * derivatives), over the longest horizon that keeps both q within 2·ΔQ of x. Sets
+ * both q (vj: advanced to t, its quantum and LIQSS bookkeeping as at a
+ * requantization; its next time is the caller's) and returns 1; 0 changes nothing. */
+int cdevs__qvar_pair_place(cdevs__qvar *vi, cdevs__qvar *vj, const cdevs__qss_method *m, double t,
+                           const double A[2][2], const double *u0, const double *u1);
 /* The q a requantization at t would set, without changing v (what λ announces). */
 void cdevs__qvar_next_q(const cdevs__qvar *v, const cdevs__qss_method *m, double t, double *out);
 /* The derivative changed at t to the series d (degree dorder, around t): new next time. */

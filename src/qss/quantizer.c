@@ -73,6 +73,7 @@ void cdevs__qvar_init(cdevs__qvar *v, const cdevs__qss_method *m, double x0, dou
   v->dqmin = dqmin;
   v->dq = quantum(v);
   v->t_end = INFINITY;
+  v->t_touch = -INFINITY;
 }
 
 ORDERED void advance(cdevs__qvar *v, double t, const int order) {
@@ -183,12 +184,165 @@ static void li2_requantize(cdevs__qvar *v, double t) {
   v->tq = t;
 }
 
+/* x = M⁻¹·b for a 2×2 M; 0 when M is singular or the result is not finite. */
+static int solve2(const double M[2][2], const double *b, double *x) {
+  double det = M[0][0] * M[1][1] - M[0][1] * M[1][0];
+  if (det == 0.0 || !isfinite(det)) return 0;
+  x[0] = (M[1][1] * b[0] - M[0][1] * b[1]) / det;
+  x[1] = (M[0][0] * b[1] - M[1][0] * b[0]) / det;
+  return isfinite(x[0]) && isfinite(x[1]);
+}
+
+/* The pair's implicit step over the horizon 1/s (s = 0: infinite), as li2_q0 for one
+ * state with the 2×2 block A in place of a; order 1: q with (sI - A)·q = s·x0 + u0,
+ * backward Euler (s = 0: the equilibrium A·q + u0 = 0). Order 2, with M = sI - A:
+ * q1 = M⁻¹(s(A·q0 + u0) + u1) and x(h) = q(h) give (2s·M + A²)·q0 = 2s·M·x0 - (u1 +
+ * A·u0), which is li2_q0's equation multiplied out (A and M commute). */
+static int pair_q(const double A[2][2], const double *x0, const double *u0, const double *u1, int order, double s,
+                  double q[2][2]) {
+  double M[2][2] = {{s - A[0][0], -A[0][1]}, {-A[1][0], s - A[1][1]}}, b[2], q0[2], q1[2] = {0.0, 0.0};
+  if (order == 1) {
+    b[0] = s * x0[0] + u0[0], b[1] = s * x0[1] + u0[1];
+    if (!solve2((const double(*)[2])M, b, q0)) return 0;
+  } else {
+    double P[2][2], Mx[2] = {M[0][0] * x0[0] + M[0][1] * x0[1], M[1][0] * x0[0] + M[1][1] * x0[1]};
+    for (int r = 0; r < 2; r++)
+      for (int c = 0; c < 2; c++) P[r][c] = 2.0 * s * M[r][c] + A[r][0] * A[0][c] + A[r][1] * A[1][c];
+    for (int r = 0; r < 2; r++) b[r] = 2.0 * s * Mx[r] - (u1[r] + A[r][0] * u0[0] + A[r][1] * u0[1]);
+    if (!solve2((const double(*)[2])P, b, q0)) return 0;
+    for (int r = 0; r < 2; r++) b[r] = s * (A[r][0] * q0[0] + A[r][1] * q0[1] + u0[r]) + u1[r];
+    if (!solve2((const double(*)[2])M, b, q1)) return 0;
+  }
+  q[0][0] = q0[0], q[0][1] = q1[0], q[1][0] = q0[1], q[1][1] = q1[1];
+  return 1;
+}
+
+/* A's modes when its eigenvalues are real and distinct: lam, and V (eigenvectors as
+ * columns) with its inverse Vi. 0 otherwise (a rotation, or a repeated mode). */
+static int modes2(const double A[2][2], double lam[2], double V[2][2], double Vi[2][2]) {
+  double a = A[0][0], b = A[0][1], c = A[1][0], d = A[1][1];
+  double disc = 0.25 * (a - d) * (a - d) + b * c; /* no cancellation between tr² and det */
+  if (!(disc > 0.0) || !isfinite(disc)) return 0;
+  double tr = a + d, big = 0.5 * tr + copysign(sqrt(disc), tr);
+  if (big == 0.0) return 0;
+  lam[0] = big, lam[1] = (a * d - b * c) / big;
+  for (int k = 0; k < 2; k++) {
+    double e1[2] = {b, lam[k] - a}, e2[2] = {lam[k] - d, c};
+    const double *e = fmax(fabs(e1[0]), fabs(e1[1])) >= fmax(fabs(e2[0]), fabs(e2[1])) ? e1 : e2;
+    V[0][k] = e[0], V[1][k] = e[1];
+  }
+  double det = V[0][0] * V[1][1] - V[0][1] * V[1][0];
+  if (det == 0.0 || !isfinite(det)) return 0;
+  Vi[0][0] = V[1][1] / det, Vi[0][1] = -V[0][1] / det, Vi[1][0] = -V[1][0] / det, Vi[1][1] = V[0][0] / det;
+  return 1;
+}
+
+/* The pair's step mode by mode (real modes): each mode is a scalar LIQSS problem,
+ * solved as li2_q0/li2_q1 (order 2) or by backward Euler (order 1). A mode stiff for
+ * the horizon 1/s (|λ|/s > 10) takes the longest horizon, 1/sT: it is at its steady
+ * state long before 1/s, and forcing x onto it within 1/s (x(h) = q(h)) would place q
+ * off it by x's displacement over 1/s, which a coupling of 10⁶ turns into a curvature
+ * that ends the step at once (TYSON's C2 and CP, paired at every other step). */
+static int pair_q_modal(const double lam[2], const double V[2][2], const double Vi[2][2], const double *x0,
+                        const double *u0, const double *u1, int order, double s, double q[2][2]) {
+  double p0[2], p1[2] = {0.0, 0.0};
+  for (int k = 0; k < 2; k++) {
+    double y = Vi[k][0] * x0[0] + Vi[k][1] * x0[1], w0 = Vi[k][0] * u0[0] + Vi[k][1] * u0[1];
+    double w1 = Vi[k][0] * u1[0] + Vi[k][1] * u1[1], l = lam[k];
+    if (order == 1) {
+      p0[k] = (s * y + w0) / (s - l);
+    } else if (l < 0.0 && -l > 10.0 * s) {
+      p1[k] = -w1 / l;
+      p0[k] = (s * y + w0 - p1[k]) / (s - l);
+    } else {
+      p0[k] = li2_q0(l, w0, w1, y, s);
+      p1[k] = li2_q1(l, w0, w1, s, p0[k]);
+    }
+  }
+  for (int r = 0; r < 2; r++) {
+    q[r][0] = V[r][0] * p0[0] + V[r][1] * p0[1];
+    q[r][1] = V[r][0] * p1[0] + V[r][1] * p1[1];
+  }
+  return isfinite(q[0][0]) && isfinite(q[1][0]) && isfinite(q[0][1]) && isfinite(q[1][1]);
+}
+
+int cdevs__qvar_pair_place(cdevs__qvar *vi, cdevs__qvar *vj, const cdevs__qss_method *m, double t,
+                           const double A[2][2], const double *u0, const double *u1) {
+  const int order = m->order;
+  advance(vj, t, order);
+  double dqj = quantum(vj), x0[2] = {vi->x[0], vj->x[0]}, dq[2] = {vi->dq, dqj}, q[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+  double lam[2], V[2][2], Vi[2][2], qbest[2][2], sbest = 0.0;
+  int modal = modes2(A, lam, V, Vi);
+  /* The longest horizon first (the rest of the run: near the slow manifold the pair
+   * then barely moves); otherwise from the step the pair's QSS would take, shrunk
+   * until both q lie within their bands (as h → 0, q → x). */
+  double h = vi->t_end - t, sT = h > 0.0 && isfinite(h) ? 1.0 / h : 0.0, s = sT;
+  int ok = 0;
+  h = INFINITY;
+  for (int k = 0; k < 2; k++) {
+    const cdevs__qvar *v = k ? vj : vi;
+    double c = v->x[order] != 0.0 ? v->x[order] : v->x[1];
+    double hk = cdevs__time_to(dq[k], c, v->x[order] != 0.0 ? order : 1);
+    if (hk < h) h = hk;
+  }
+  /* The largest horizon in the bands: the first that fits, then, between it and the
+   * last that did not, by bisection of log h (the QSS step of a state on the stiff
+   * manifold is the fast mode's, far shorter than the pair's). */
+  double h_bad = sT > 0.0 ? 1.0 / sT : INFINITY, h_ok = 0.0;
+  for (int it = 0, fit; it < 48; it++) {
+    fit = modal ? pair_q_modal(lam, (const double(*)[2])V, (const double(*)[2])Vi, x0, u0, u1, order, s, q)
+                : pair_q(A, x0, u0, u1, order, s, q);
+    double worst = 0.0;
+    for (int k = 0; fit && k < 2; k++) {
+      double r = fabs(q[k][0] - x0[k]) / (2.0 * dq[k] * ON_BOUND);
+      if (!(r <= worst)) worst = r; /* NaN too */
+    }
+    fit = fit && worst < 1.0;
+    double hs = s > 0.0 ? 1.0 / s : INFINITY;
+    if (fit) {
+      memcpy(qbest, q, sizeof qbest);
+      sbest = s, ok = 1, h_ok = hs;
+      if (it == 0 || !(h_bad < INFINITY) || h_bad < 1.25 * h_ok) break;
+      h = sqrt(h_ok * h_bad);
+    } else if (ok) {
+      h_bad = hs;
+      if (h_bad < 1.25 * h_ok) break;
+      h = sqrt(h_ok * h_bad);
+    } else {
+      if (it > 0) {
+        h_bad = hs;
+        h *= order == 1 ? 0.9 / worst : sqrt(0.9 / worst);
+      }
+    }
+    if (!(h > 0.0) || !isfinite(h)) break;
+    s = 1.0 / h;
+  }
+  if (!ok) return 0;
+  memcpy(q, qbest, sizeof q);
+  s = sbest;
+  double qj_old[4];
+  cdevs__qvar_q(vj, m, t, qj_old);
+  vj->q_before = qj_old[0];
+  vj->dx_before = vj->x[1];
+  vj->a_pending = !vj->a_exact;
+  vj->dq = dqj;
+  vj->restart = 0;
+  for (int k = 0; k < 2; k++) {
+    cdevs__qvar *v = k ? vj : vi;
+    v->q[0] = q[k][0], v->q[1] = order > 1 ? q[k][1] : 0.0, v->q[2] = v->q[3] = 0.0;
+    v->tq = t;
+    v->t_touch = s > 0.0 ? t + 1.0 / s : -INFINITY;
+  }
+  return 1;
+}
+
 int cdevs__qvar_place_q(cdevs__qvar *v, const cdevs__qss_method *m, double t) {
   if (m->order == 2) /* LIQSS2's requantization below then has its order a constant */
     advance(v, t, 2);
   else
     cdevs__qvar_advance(v, m, t);
   v->dq = quantum(v);
+  v->t_touch = -INFINITY;
   if (m->linear_implicit && !v->restart) {
     if (m->order == 2)
       li2_requantize(v, t);
@@ -250,6 +404,7 @@ ORDERED void next_time(cdevs__qvar *v, const cdevs__qss_method *m, double t, con
      * left its band: Cuk's converter under LIQSS1 ended 5.1 quanta off.) */
     if ((r = cdevs__poly_min_pos_root(d, order)) < tau) tau = r;
   }
+  if (v->t_touch > t && t + tau > v->t_touch) tau = v->t_touch - t;
   v->tn = with_refresh(v, t, tau, order);
 }
 

@@ -73,6 +73,9 @@ typedef struct sys_state {
   double (*alg_seed)[4];
   double algs_t;
   uint8_t *self_dep;  /* derivative j reads state j: SELF_*' */
+  /* mLIQSS: for each state, the states coupled to it both ways (each derivative
+   * reads the other's state), the candidates for a pair step (pair_step). */
+  csr pc;
   /* The order each derivative, crossing function and algebraic is evaluated at: its
    * degree in τ, capped at the method's order (bc_degree). A derivative at that cap
    * has a coefficient beyond q's degree, for the refresh time. */
@@ -111,7 +114,7 @@ typedef struct sys_state {
   uint32_t *hdlist, *hdmark, *hzlist, *hzmark, nhd, nhz, hstamp;
   uint32_t cur_cross; /* the crossing whose handler runs; its plan was redone if touched */
   int cur_touched;
-  uint64_t steps, crossings, reinits, refreshes;
+  uint64_t steps, crossings, reinits, refreshes, paired;
   double t0;        /* the start time */
   uint8_t *in_seen; /* per input: an event has come (before it, the start value) */
   size_t bytes; /* what was allocated, for fini */
@@ -909,6 +912,22 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t i = 0; i < ns; i++)
     for (uint32_t k = s->sd.start[i]; k < s->sd.start[i + 1]; k++)
       if (s->sd.to[k] == i) s->self_dep[i] = SELF_DEP;
+  if (s->m->pairs) {
+    pairs pp = {0};
+    int bad_pc = 0;
+    for (uint32_t i = 0; i < ns && !bad_pc; i++)
+      for (uint32_t k = s->sd.start[i]; k < s->sd.start[i + 1] && !bad_pc; k++) {
+        uint32_t j = s->sd.to[k];
+        for (uint32_t r = s->sd.start[j]; j != i && r < s->sd.start[j + 1]; r++)
+          if (s->sd.to[r] == i) {
+            bad_pc = pairs_push(s, &pp, i, j);
+            break;
+          }
+      }
+    bad_pc = bad_pc || pairs_to_csr(s, &s->pc, ns, &pp);
+    pairs_free(s, &pp);
+    if (bad_pc) return CDEVS_ENOMEM;
+  }
   /* Evaluation orders (degrees in τ capped at m); for the crossings beyond degree m
    * (the series they are planned on is not their function), the degrees again,
    * capped at m + 1. */
@@ -1050,6 +1069,7 @@ static void sys_fini(void *state) {
   free_csr(s->alloc, &s->za, sp->n_cross);
   free_csr(s->alloc, &s->so, sp->n_states + sp->n_in);
   free_csr(s->alloc, &s->dso, sp->n_discs);
+  free_csr(s->alloc, &s->pc, sp->n_states);
   if (s->block) s->alloc->realloc(s->alloc->ud, s->block, s->bytes, 0);
 }
 
@@ -1085,6 +1105,74 @@ static void sys_output(cdevs_ctx *cx, const void *state) {
  * (its next time rounds to the present: a quantum below what t + τ can resolve, or an
  * implicit step that cannot settle). Named as such, with what to try, before the
  * simulator's guard takes it for an illegitimate model. */
+/* ∂ẋ_j/∂q_i at t, by a seeded order-1 evaluation (as exact_a); 0 where it fails. */
+static int partial(cdevs_ctx *cx, sys_state *s, uint32_t j, uint32_t i, double t, double *out) {
+  const cdevs__sys_spec *sp = s->sp;
+  *out = 0.0;
+  if (ensure_algs(cx, s, LIST(s->da, j), t, i)) return -1;
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg_seed, s->disc, sp->params, t, NULL, i, UINT32_MAX, NULL};
+  double d[4];
+  if (!cdevs__bc_eval(&sp->der[j], &env, 1, d, s->stack) && isfinite(d[1])) *out = d[1];
+  return 0;
+}
+
+/* How much a change c turns a derivative d: |c| against the mean of |d| and |d + c|
+ * (above 1: it reverses it, or more than triples it). */
+static double turn(double d, double c) {
+  double mean = 0.5 * fabs(d + (d + c));
+  return c == 0.0 ? 0.0 : mean > 0.0 ? fabs(c) / mean : INFINITY;
+}
+
+/* mLIQSS (Di Pietro, Migoni & Kofman 2019): state i has just been requantized at t
+ * (its q before: qo). Among the states coupled to it both ways, the one whose
+ * derivative (or its slope, at order 2) i's new q turns the most, if it turns it
+ * (turn > 1); if that one's next q, a quantum ahead of it, would turn i's derivative
+ * back, the two are in a stiff loop that LIQSS, placing one q at a time, resolves
+ * only by alternating steps (TYSON's C2 and CP: 99,000 each): they are placed
+ * together by one implicit step of their 2×2 block, and j counts as requantized
+ * now. *pj: j, or UINT32_MAX when no pair was stepped. Nonzero on failure. */
+static int pair_step(cdevs_ctx *cx, sys_state *s, uint32_t i, double t, const double *qo, uint32_t *pj) {
+  const cdevs__qss_method *m = s->m;
+  int order = m->order;
+  cdevs__qvar *vi = &s->v[i];
+  double dqi[2] = {vi->q[0] - qo[0], order > 1 ? vi->q[1] - qo[1] : 0.0};
+  uint32_t best = UINT32_MAX;
+  double best_r = 1.0, aji_best = 0.0, xb[4] = {0};
+  *pj = UINT32_MAX;
+  for (uint32_t k = s->pc.start[i]; k < s->pc.start[i + 1]; k++) {
+    uint32_t j = s->pc.to[k];
+    double aji, xj[4];
+    if (partial(cx, s, j, i, t, &aji)) return -1;
+    if (aji == 0.0) continue;
+    memcpy(xj, s->v[j].x, sizeof xj);
+    cdevs__series_shift(xj, order, t - s->v[j].tx);
+    double r = turn(xj[1], aji * dqi[0]);
+    if (order > 1) r = fmax(r, turn(2.0 * xj[2], aji * dqi[1]));
+    if (r > best_r) best = j, best_r = r, aji_best = aji, memcpy(xb, xj, sizeof xb);
+  }
+  if (best == UINT32_MAX) return 0;
+  uint32_t j = best;
+  cdevs__qvar *vj = &s->v[j];
+  double aij, aii, ajj, qoj[4];
+  if (partial(cx, s, i, j, t, &aij) || partial(cx, s, i, i, t, &aii) || partial(cx, s, j, j, t, &ajj)) return -1;
+  cdevs__qvar_q(vj, m, t, qoj);
+  /* j's derivative and slope after i's change, and i's; j's next q: ΔQ ahead of x_j
+   * where its derivative now points, with that derivative as its slope. */
+  double nj0 = xb[1] + aji_best * dqi[0];
+  double ni0 = vi->x[1] + aii * dqi[0], ni1 = 2.0 * vi->x[2] + aii * dqi[1];
+  double sj = nj0 > 0.0 ? 1.0 : nj0 < 0.0 ? -1.0 : 0.0;
+  double back = turn(ni0, aij * (xb[0] + sj * vj->dq - qoj[0]));
+  if (order > 1) back = fmax(back, turn(ni1, aij * (nj0 - qoj[1])));
+  if (!(back > 1.0)) return 0;
+  double A[2][2] = {{aii, aij}, {aji_best, ajj}};
+  double u0[2] = {vi->x[1] - aii * qo[0] - aij * qoj[0], xb[1] - aji_best * qo[0] - ajj * qoj[0]};
+  double u1[2] = {2.0 * vi->x[2] - aii * qo[1] - aij * qoj[1], 2.0 * xb[2] - aji_best * qo[1] - ajj * qoj[1]};
+  if (!cdevs__qvar_pair_place(vi, vj, m, t, (const double(*)[2])A, u0, u1)) return 0;
+  if (__builtin_expect(!isfinite(vj->q[0]), 0)) return failed(cx, s, t, SYS_STATE, j, vj->q, 0, 0);
+  *pj = j;
+  return 0;
+}
+
 static __attribute__((noinline, cold)) int stalled(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
   const cdevs__sys_spec *sp = s->sp;
   const cdevs__qvar *v = &s->v[item];
@@ -1111,6 +1199,10 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
     return update_der(cx, s, item, t);
   }
   int reset = s->v[item].restart; /* a reinit's: x jumped too */
+  int pair = s->m->pairs && !reset && s->pc.start[item] != s->pc.start[item + 1];
+  double qo[4];
+  uint32_t mate = UINT32_MAX;
+  if (pair) cdevs__qvar_q(&s->v[item], s->m, t, qo);
   if (s->m->linear_implicit && s->self_dep[item] == SELF_DEP && !s->secant_a)
     exact_a(cx, s, item, t);
   if (s->self_dep[item]) {
@@ -1129,9 +1221,15 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
   }
   /* A finite derivative for so long that x overflowed. */
   if (__builtin_expect(!isfinite(s->v[item].q[0]), 0)) return failed(cx, s, t, SYS_STATE, item, s->v[item].q, 0, 0);
+  /* (The derivatives of both read the other's q: each is evaluated again below.) */
+  if (pair && pair_step(cx, s, item, t, qo, &mate)) return -1;
   algs_stale(s);
   s->steps++;
   if (after_state_change(cx, s, item, t, !reset)) return -1;
+  if (mate != UINT32_MAX) {
+    s->steps++, s->paired++;
+    if (after_state_change(cx, s, mate, t, 1)) return -1;
+  }
   algs_for_outputs(cx, s, t);
   return 0;
 }
@@ -1302,6 +1400,7 @@ void cdevs__system_stats(const void *state, cdevs__sys_stats *st) {
   st->crossings = s->crossings;
   st->reinits = s->reinits;
   st->refreshes = s->refreshes;
+  st->paired = s->paired;
   st->zeno = s->zeno;
   st->zeno_t = s->zeno_t;
 }

@@ -190,6 +190,7 @@ typedef struct cdevs__sys_arg {
 /* Statistics of a running system (from its state). */
 typedef struct cdevs__sys_stats {
   uint64_t steps, crossings, reinits, refreshes; /* refreshes: of derivatives and of algebraic outputs */
+  uint64_t paired; /* mLIQSS: requantizations taken together with another state's (in steps too) */
   uint64_t zeno;  /* accumulations run through */
   double zeno_t;  /* the first one's estimated time */
 } cdevs__sys_stats;
