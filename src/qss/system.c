@@ -1142,6 +1142,7 @@ static int pair_step(cdevs_ctx *cx, sys_state *s, uint32_t i, double t, const do
   for (uint32_t k = s->pc.start[i]; k < s->pc.start[i + 1]; k++) {
     uint32_t j = s->pc.to[k];
     double aji, xj[4];
+    if (s->v[j].restart) continue; /* reset at this instant: its q is to take x exactly (cdevs__qvar_reset) */
     if (partial(cx, s, j, i, t, &aji)) return -1;
     if (aji == 0.0) continue;
     memcpy(xj, s->v[j].x, sizeof xj);
