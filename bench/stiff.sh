@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Stiffness off the diagonal (issue #18): LIQSS and mLIQSS on the same models in one
+# script, with the error against CVODE_BDF at rtol 1e-10 (computed first, same script):
+#   tyson — Tyson's cell cycle (examples/tyson), its C2/CP pair exchanging a
+#           millionfold faster than anything else moves; the error is the largest
+#           |x - ref| over the states on a 0.1 grid, relative to each state's largest;
+#   pair  — the same exchange alone, x1' = -1e6·x1 + 1e3·x2, x2' = 1e6·x1 - 1001·x2
+#           (tests/test_stiff.c's closed form is the test; here CVODE, like tyson).
+# One `bench name=stiff ..` line per run (the fastest of REPS), and a `ratio` line per
+# model: LIQSS2's transitions and wall time over mLIQSS2's.
+# With QSS_SOLVER_RUN (see bench/compat.sh) and QSS_SOLVER_MODELS, QSS Solver's
+# mLIQSS models are run too, each with the method it names, by cdevs and by QSS
+# Solver: transitions and wall time side by side (QSS Solver's sim_ms, its own timer).
+#   bench/stiff.sh [--quick] [--reps N]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage="bench/stiff.sh [--quick] [--reps N]"
+# shellcheck source=bench/common.sh
+source bench/common.sh "$@"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cat > "$work/pair.mo" <<'EOF'
+model pair
+  Real x1(start = 0), x2(start = 1);
+equation
+  der(x1) = -1e6 * x1 + 1e3 * x2;
+  der(x2) = 1e6 * x1 - 1001 * x2;
+  annotation(experiment(StopTime = 10, Tolerance = 1e-3, AbsTolerance = 1e-6));
+end pair;
+EOF
+
+# best FILE METHOD ARGS…: the fastest of REPS as "wall transitions", its CSV in $work/out.csv.
+best() {
+  local file=$1 method=$2 b="" line w steps=""
+  shift 2
+  for _ in $(seq "$reps"); do
+    line=$(build/cdevs run "$file" --method "$method" --step 0.1 --quiet --out "$work/out.csv" "$@" 2>&1 |
+           grep '^summary:')
+    w=$(sed -n 's/.*wall_s=\([^ ]*\).*/\1/p' <<<"$line")
+    steps=$(sed -n 's/.* transitions=\([^ ]*\).*/\1/p' <<<"$line")
+    if [ -z "$b" ] || awk -v a="$w" -v c="$b" 'BEGIN{exit !(a<c)}'; then b=$w; fi
+  done
+  echo "$b $steps"
+}
+
+rel_error() { # CSV REF: max over states of max|x - ref| / max|ref|
+  python3 - "$1" "$2" <<'EOF'
+import csv, sys
+a = list(csv.reader(open(sys.argv[1])))
+b = list(csv.reader(open(sys.argv[2])))
+worst = 0.0
+for k in range(1, len(b[0])):
+    scale = max(abs(float(r[k])) for r in b[1:]) or 1.0
+    worst = max(worst, max(abs(float(x[k]) - float(y[k])) for x, y in zip(a[1:], b[1:])) / scale)
+print("%.3g" % worst)
+EOF
+}
+
+stop=""
+[ "$quick" = 1 ] && stop="--stop 20"
+for model in tyson pair; do
+  file=examples/tyson/tyson.mo
+  [ "$model" = pair ] && file=$work/pair.mo
+  # shellcheck disable=SC2086
+  build/cdevs run "$file" --method CVODE_BDF --tol 1e-10 --abstol 1e-14 --step 0.1 --quiet --out "$work/ref.csv" $stop \
+    2>/dev/null
+  declare -A wall steps
+  for method in LIQSS2 mLIQSS2 LIQSS1 mLIQSS1; do
+    # shellcheck disable=SC2086
+    read -r w s < <(best "$file" "$method" $stop)
+    wall[$method]=$w steps[$method]=$s
+    echo "bench name=stiff model=$model method=$method wall_s=$w transitions=$s" \
+         "max_rel_error=$(rel_error "$work/out.csv" "$work/ref.csv")"
+  done
+  awk -v m="$model" -v s1="${steps[LIQSS2]}" -v s2="${steps[mLIQSS2]}" -v w1="${wall[LIQSS2]}" -v w2="${wall[mLIQSS2]}" \
+    'BEGIN{printf "ratio name=stiff model=%s liqss2_over_mliqss2_transitions=%.3g liqss2_over_mliqss2_wall=%.3g\n", m, s1/s2, (w2>0?w1/w2:0)}'
+  unset wall steps
+done
+
+if [ -n "${QSS_SOLVER_RUN:-}" ] && [ -n "${QSS_SOLVER_MODELS:-}" ] && [ "$quick" = 0 ]; then
+  for f in "$QSS_SOLVER_MODELS"/mLIQSS/*.mo; do
+    name=mLIQSS/$(basename "$f" .mo)
+    line=$(timeout 300 build/cdevs run "$f" --no-out --quiet 2>&1 | grep '^summary:' || true)
+    q=$(timeout 300 "$QSS_SOLVER_RUN" "$f" 2>/dev/null | grep -o 'transitions=[0-9]* sim_ms=[0-9.]*' | tail -1 || true)
+    echo "bench name=stiff_qss_solver model=$name cdevs_method=$(sed -n 's/.*method=\([^ ]*\).*/\1/p' <<<"$line")" \
+         "cdevs_transitions=$(sed -n 's/.* transitions=\([^ ]*\).*/\1/p' <<<"$line")" \
+         "cdevs_wall_s=$(sed -n 's/.*wall_s=\([^ ]*\).*/\1/p' <<<"$line") qss_solver_${q:-failed=1}"
+  done
+fi
