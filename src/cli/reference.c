@@ -29,6 +29,15 @@ int ref_ode(ref_rhs f, void *ud, size_t n, const double *x0, double t0, double r
 
 enum { MODE_ON = 1, MODE_DIODE, MODE_OFF };
 
+/* Everything a CVODE run holds, any of it NULL. */
+static void cv_free(SUNLinearSolver LS, SUNMatrix A, N_Vector y, void *mem, SUNContext ctx) {
+  SUNLinSolFree(LS);
+  SUNMatDestroy(A);
+  N_VDestroy(y);
+  CVodeFree(&mem);
+  SUNContext_Free(&ctx);
+}
+
 typedef struct fb {
   const cdevs_flyback_params *p;
   int mode;
@@ -139,11 +148,7 @@ int ref_flyback(const cdevs_flyback_params *p, double rtol, const double *tg, si
   rc = 0;
 out:
   if (rc && !err[0]) snprintf(err, errsize, "CVODE: setup failed");
-  SUNLinSolFree(LS);
-  SUNMatDestroy(A);
-  N_VDestroy(y);
-  CVodeFree(&mem);
-  SUNContext_Free(&ctx);
+  cv_free(LS, A, y, mem, ctx);
   return rc;
 }
 
@@ -198,11 +203,7 @@ int ref_ode(ref_rhs f, void *ud, size_t n, const double *x0, double t0, double r
   rc = 0;
 out:
   if (rc && !err[0]) snprintf(err, errsize, "CVODE: setup failed");
-  SUNLinSolFree(LS);
-  SUNMatDestroy(A);
-  N_VDestroy(y);
-  CVodeFree(&mem);
-  SUNContext_Free(&ctx);
+  cv_free(LS, A, y, mem, ctx);
   return rc;
 }
 #endif
