@@ -19,19 +19,6 @@ source bench/common.sh "$@"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# run MODEL VARIANT METHOD TOL STEP COLUMN: the best of REPS, its CSV in $work/out.csv.
-run() {
-  local file=$1 variant=$2 method=$3 tol=$4 step=$5 best="" line w
-  for _ in $(seq "$reps"); do
-    line=$(build/cdevs run "$file" --method "$method" --tol "$tol" --abstol "$(awk -v t="$tol" 'BEGIN{print t/100}')" \
-           --step "$step" --quiet --out "$work/out.csv" 2>&1 | grep '^summary:')
-    w=$(sed -n 's/.*wall_s=\([^ ]*\).*/\1/p' <<<"$line")
-    if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$w; fi
-  done
-  steps=$(sed -n 's/.* transitions=\([^ ]*\).*/\1/p' <<<"$line")
-  echo "$best $steps"
-}
-
 # max_error CSV COLUMN REFERENCE: the largest |column - reference| (reference: "rc" for
 # the closed form, or a CSV on the same grid).
 max_error() {
@@ -53,7 +40,7 @@ EOF
 
 bench() { # MODEL_NAME FILE VARIANT METHOD TOL STEP COLUMN REFERENCE
   local r
-  r=$(run "$2" "$3" "$4" "$5" "$6")
+  r=$(best_run "$work/out.csv" "$2" --method "$4" --tol "$5" --abstol "$(awk -v t="$5" 'BEGIN{print t/100}')" --step "$6")
   set -- "$@" $r
   echo "bench name=mixed model=$1 variant=$3 method=$4 tol=$5 wall_s=$9 transitions=${10} max_error=$(max_error "$work/out.csv" "$7" "$8")"
 }

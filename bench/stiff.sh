@@ -31,20 +31,6 @@ equation
 end pair;
 EOF
 
-# best FILE METHOD ARGS…: the fastest of REPS as "wall transitions", its CSV in $work/out.csv.
-best() {
-  local file=$1 method=$2 b="" line w steps=""
-  shift 2
-  for _ in $(seq "$reps"); do
-    line=$(build/cdevs run "$file" --method "$method" --step 0.1 --quiet --out "$work/out.csv" "$@" 2>&1 |
-           grep '^summary:')
-    w=$(sed -n 's/.*wall_s=\([^ ]*\).*/\1/p' <<<"$line")
-    steps=$(sed -n 's/.* transitions=\([^ ]*\).*/\1/p' <<<"$line")
-    if [ -z "$b" ] || awk -v a="$w" -v c="$b" 'BEGIN{exit !(a<c)}'; then b=$w; fi
-  done
-  echo "$b $steps"
-}
-
 rel_error() { # CSV REF: max over states of max|x - ref| / max|ref|
   python3 - "$1" "$2" <<'EOF'
 import csv, sys
@@ -69,7 +55,7 @@ for model in tyson pair; do
   declare -A wall steps
   for method in LIQSS2 mLIQSS2 LIQSS1 mLIQSS1; do
     # shellcheck disable=SC2086
-    read -r w s < <(best "$file" "$method" $stop)
+    read -r w s < <(best_run "$work/out.csv" "$file" --method "$method" --step 0.1 $stop)
     wall[$method]=$w steps[$method]=$s
     echo "bench name=stiff model=$model method=$method wall_s=$w transitions=$s" \
          "max_rel_error=$(rel_error "$work/out.csv" "$work/ref.csv")"
