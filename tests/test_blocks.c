@@ -508,6 +508,20 @@ static void test_errors(void) {
   CHECK_CONTAINS(cdevs_model_errmsg(root), "dqmin > 0");
   rig_free(&r);
 
+  /* A nonlinear block's quantum max(dqrel·|y|, dqmin) with dqmin = 0 is 0 where y
+   * is: t·(1 + t) at t = 0 refreshed at once, for ever (a million transitions at t =
+   * 0). Refused, as the integrator's. */
+  root = rig_new(&r, 1, 0.0, 0.0);
+  cdevs_ramp_params r0 = {0.0, 1.0, 0.0, 1.0}, r1 = {0.0, 1.0, 1.0, 2.0};
+  cdevs_mult_params mp = {2, 1e-3, 0.0};
+  cdevs_model *mu = cdevs_atomic_add(root, "m", &cdevs_mult_ops, &mp);
+  cdevs_connect_i(root, cdevs_atomic_add(root, "a", &cdevs_ramp_ops, &r0), 0, mu, 0);
+  cdevs_connect_i(root, cdevs_atomic_add(root, "b", &cdevs_ramp_ops, &r1), 0, mu, 1);
+  cdevs_connect(root, mu, "y", r.rec, "u0");
+  CHECK_EQ_INT(cdevs_sim_new(root, NULL, &r.sim), CDEVS_EMODEL);
+  CHECK_CONTAINS(cdevs_model_errmsg(root), "dqmin > 0");
+  rig_free(&r);
+
   root = rig_new(&r, 1, 0.0, 0.0);
   cdevs_wave_params wp = {0.0, 1.0, 1.0, 1.5, 0.0};
   cdevs_model *pw = cdevs_atomic_add(root, "p", &cdevs_pulse_ops, &wp);

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "cdevs/continuous.h"
+#include "qss/qss_impl.h"
 #include "signal.h"
 
 enum fkind { F_WSUM, F_GAIN, F_MULT, F_DIV, F_INV, F_SQUARE, F_POW, F_FUNC };
@@ -60,6 +61,11 @@ static int quantum(cdevs_ctx *cx, static_state *s, double dqrel, double dqmin) {
     return CDEVS_EINVAL;
   }
   if (dqrel == 0.0 && dqmin == 0.0) dqrel = 1e-6, dqmin = 1e-9;
+  if (!(dqmin > 0.0)) { /* a quantum of 0 where y is 0: a refresh at once, for ever */
+    cdevs_ctx_fail(cx, "a nonlinear block needs dqmin > 0, or dqrel = dqmin = 0 for the defaults (got dqrel=%g dqmin=%g)",
+                   dqrel, dqmin);
+    return CDEVS_EINVAL;
+  }
   s->dqrel = dqrel, s->dqmin = dqmin;
   return CDEVS_OK;
 }
@@ -167,25 +173,30 @@ static int eval_at(cdevs_ctx *cx, static_state *s, double t, int order, double *
   case F_POW: st = cdevs_taylor_pow(y, u[0], s->w[0], order), what = "pow outside its domain"; break;
   case F_FUNC: st = cdevs_taylor_fn(y, u[0], s->fn, order), what = cdevs_fn_name(s->fn); break;
   }
-  if (!st) return 0;
+  if (!st) {
+    for (int k = 0; k <= order; k++)
+      if (!isfinite(y[k])) {
+        cdevs_ctx_fail(cx, "the output is not finite (coefficient %d is %g)", k, y[k]);
+        return -1;
+      }
+    return 0;
+  }
   cdevs_ctx_fail(cx, "%s%s: input u=%.17g", s->kind == F_FUNC ? "argument outside the domain of " : "", what,
                  u[s->kind == F_DIV ? 1 : 0][0]);
   return -1;
 }
 
-/* y at t to the inputs' highest degree, to be sent now. */
+/* y at t to the inputs' highest degree, to be sent now; a nonlinear block's one degree
+ * further where there is one, the first term its refresh plans on (refresh_in). */
 static void evaluate(cdevs_ctx *cx, static_state *s, double t) {
   int order = 0;
   for (int i = 0; i < s->n; i++)
     if (s->u[i].order > order) order = s->u[i].order;
-  if (eval_at(cx, s, t, order, s->y)) return;
+  if (eval_at(cx, s, t, s->dqrel >= 0.0 && order < 3 ? order + 1 : order, s->y)) return;
   s->yorder = order;
   s->sigma = 0.0;
   s->refresh = 0;
 }
-
-/* τ with |c|·τ^k = dq (INFINITY for c = 0). */
-static double tau_to(double dq, double c, int k) { return c == 0.0 ? INFINITY : pow(dq / fabs(c), 1.0 / k); }
 
 /* The degree of input i's series (its last nonzero coefficient). */
 static int degree(const static_state *s, int i) {
@@ -210,28 +221,12 @@ static int exact(const static_state *s, int m) {
   }
 }
 
-/* How long y, sent at t to degree m, may be extrapolated: until the terms it leaves
- * out, c_{m+1}·τ^(m+1) (exact, from f one degree further when m < 3) and the next,
- * whose coefficient the change of c_{m+1} since the last evaluation estimates, reach
- * the quantum. Without a last evaluation, no longer than the highest nonzero term of
- * y reaches it: c_{m+1} alone may be small there by chance (cos(t) has an inflection
- * at 0, and its c_3 = sin(t)/6 at t = 1e-9 gave 181 s for 0.2). INFINITY for a linear
- * block, and where y's series is f itself. */
-static double refresh_in(cdevs_ctx *cx, static_state *s, double t) {
+/* How long y, sent at t to degree m, may be extrapolated (cdevs__refresh_tau, with
+ * c_{m+1} from evaluate): INFINITY for a linear block, and where y's series is f itself. */
+static double refresh_in(static_state *s, double t) {
   int m = s->yorder;
   if (m >= 3 || exact(s, m)) return INFINITY; /* (degree 3: a source's own refresh sends it) */
-  double c[4], dq = fmax(s->dqrel * fabs(s->y[0]), s->dqmin);
-  if (eval_at(cx, s, t, m + 1, c)) return INFINITY;
-  double cm = c[m + 1], tau = tau_to(dq, cm, m + 1);
-  int history = s->hist[1] < t;
-  if (history) tau = fmin(tau, tau_to(dq, (cm - s->hist[0]) / ((m + 2) * (t - s->hist[1])), m + 2));
-  s->hist[0] = cm, s->hist[1] = t;
-  for (int j = m; j >= 1 && !history; j--)
-    if (c[j] != 0.0) {
-      tau = fmin(tau, tau_to(dq, c[j], j));
-      break;
-    }
-  return tau;
+  return cdevs__refresh_tau(fmax(s->dqrel * fabs(s->y[0]), s->dqmin), s->y, m + 1, s->hist, t);
 }
 
 static void static_int(cdevs_ctx *cx, void *state) {
@@ -246,9 +241,9 @@ static void static_int(cdevs_ctx *cx, void *state) {
     return;
   }
   /* y is sent: the refresh, if its series is not f's and runs out */
-  double tau = refresh_in(cx, s, t);
-  s->sigma = tau > 0.0 ? tau : 0.0;
+  double tau = refresh_in(s, t), tn = t + tau;
   s->refresh = tau < INFINITY;
+  s->sigma = !s->refresh ? INFINITY : tn > t ? tau : nextafter(t, INFINITY) - t; /* (time moves on) */
 }
 
 static void static_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {

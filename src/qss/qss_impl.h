@@ -153,4 +153,28 @@ static inline double cdevs__time_to(double dq, double c, int k) {
   }
 }
 
+/* A series sent to degree k - 1 (a function beyond the q it reads: an algebraic output
+ * or a crossing function of an equation system, a nonlinear block's output) whose next
+ * coefficient c[k] is known: how long it may be extrapolated, until the terms it
+ * leaves out reach dq. They are c_k·τ^k and the next, c_{k+1}, estimated from the
+ * change of c_k since the last evaluation (hist: c_k and its time, updated here).
+ * Without a last evaluation, no longer than the highest nonzero term below k takes to
+ * reach dq: c_k alone may nearly vanish by chance (cos(t) has an inflection at 0, and
+ * its c_3 = sin(t)/6 at t = 1e-9 gave 181 s for 0.2). INFINITY for dq <= 0; 0 (at
+ * once) for NaN. The caller schedules it at least one ulp after t. */
+static inline double cdevs__refresh_tau(double dq, const double *c, int k, double *hist, double t) {
+  if (!(dq > 0.0)) return INFINITY;
+  double tau = cdevs__time_to(dq, c[k], k), r;
+  int history = hist[1] < t;
+  if (history && (r = cdevs__time_to(dq, (c[k] - hist[0]) / ((k + 1) * (t - hist[1])), k + 1)) < tau) tau = r;
+  hist[0] = c[k], hist[1] = t;
+  for (int j = k - 1; j >= 1 && !history; j--)
+    if (c[j] != 0.0) {
+      if ((r = cdevs__time_to(dq, c[j], j)) < tau) tau = r;
+      break;
+    }
+  return tau >= 0.0 ? tau : 0.0;
+}
+
+
 #endif

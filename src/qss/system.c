@@ -492,24 +492,10 @@ static inline int ensure_algs(cdevs_ctx *cx, sys_state *s, const uint32_t *roots
   return n ? ensure_algs_of(cx, s, roots, n, t, seed) : 0;
 }
 
-/* How long the series c (order m) of a function of time beyond it may be
- * extrapolated: until the terms left out reach the quantum max(dqrel·|c0|,
- * dqmin). They are c_m·τ^m and the next, c_{m+1} = (dc_m/dt)/(m + 1), whose
- * derivative is taken between the last two evaluations (h: c_m and its time, updated
- * here): c_m alone vanishes at every inflection of sin(time) under QSS2, and the
- * step taken there would be unbounded. Without a last evaluation, where c_m
- * vanishes, the highest term that does not sets the pace. */
+/* How long the series c (order m) of a function beyond its q may be extrapolated
+ * (cdevs__refresh_tau), with the quantum max(dqrel·|c0|, dqmin); h: c_m and its time. */
 static double refresh_tau(const sys_state *s, const double *c, int m, double *h, double t) {
-  double dq = s->dqrel * fabs(c[0]), cm = c[m];
-  if (dq < s->dqmin) dq = s->dqmin;
-  double tau = cdevs__time_to(dq, cm, m);
-  if (h[1] < t) {
-    double tn1 = cdevs__time_to(dq, (cm - h[0]) / ((m + 1) * (t - h[1])), m + 1);
-    if (tn1 < tau) tau = tn1;
-  }
-  h[0] = cm, h[1] = t;
-  for (int j = m - 1; j >= 1 && !(tau < INFINITY); j--) tau = cdevs__time_to(dq, c[j], j);
-  return dq > 0.0 ? tau : INFINITY;
+  return cdevs__refresh_tau(fmax(s->dqrel * fabs(c[0]), s->dqmin), c, m, h, t);
 }
 
 /* λ (const) emits algebraic outputs from s->alg: bring them up to date first. */
