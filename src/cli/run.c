@@ -16,9 +16,9 @@
 #include "cli.h"
 #ifdef CDEVS_HAVE_HDF5
 #include "h5out.h"
+#endif
 #ifdef CDEVS_HAVE_ODE
 #include "cdevs/ode.h"
-#endif
 #endif
 
 /* An HDF5 result file: a path ending in ".h5" or ".hdf5". */
