@@ -76,8 +76,8 @@ int cdevs__qvar_place_q(cdevs__qvar *v, const cdevs__qss_method *m, double t);
 /* mLIQSS: vi, just requantized at t, and vj placed together by one linearly implicit
  * step of the pair ẋ = A·q + u0 + u1·τ (rows and columns i, j; u: the rest of their
  * derivatives), over the longest horizon that keeps both q within 2·ΔQ of x. Sets
- * both q (vj: advanced to t, its quantum and LIQSS bookkeeping as at a
- * requantization; its next time is the caller's) and returns 1; 0 changes nothing. */
+ * both q and a (vj: advanced to t, with its quantum; its next time is the caller's)
+ * and returns 1; 0 changes nothing. */
 int cdevs__qvar_pair_place(cdevs__qvar *vi, cdevs__qvar *vj, const cdevs__qss_method *m, double t,
                            const double A[2][2], const double *u0, const double *u1);
 /* The q a requantization at t would set, without changing v (what λ announces). */

@@ -237,21 +237,20 @@ static int modes2(const double A[2][2], double lam[2], double V[2][2], double Vi
   return 1;
 }
 
-/* The pair's step mode by mode (real modes): each mode is a scalar LIQSS problem,
- * solved as li2_q0/li2_q1 (order 2) or by backward Euler (order 1). A mode stiff for
+/* The pair's order-2 step mode by mode (real modes): each mode is a scalar LIQSS2
+ * problem, solved as li2_q0/li2_q1 (order 1 needs no modes: backward Euler mode by
+ * mode is backward Euler, pair_q's). A mode stiff for
  * the horizon 1/s (|λ|/s > 10) takes the longest horizon, 1/sT: it is at its steady
  * state long before 1/s, and forcing x onto it within 1/s (x(h) = q(h)) would place q
  * off it by x's displacement over 1/s, which a coupling of 10⁶ turns into a curvature
  * that ends the step at once (TYSON's C2 and CP, paired at every other step). */
 static int pair_q_modal(const double lam[2], const double V[2][2], const double Vi[2][2], const double *x0,
-                        const double *u0, const double *u1, int order, double s, double q[2][2]) {
+                        const double *u0, const double *u1, double s, double q[2][2]) {
   double p0[2], p1[2] = {0.0, 0.0};
   for (int k = 0; k < 2; k++) {
     double y = Vi[k][0] * x0[0] + Vi[k][1] * x0[1], w0 = Vi[k][0] * u0[0] + Vi[k][1] * u0[1];
     double w1 = Vi[k][0] * u1[0] + Vi[k][1] * u1[1], l = lam[k];
-    if (order == 1) {
-      p0[k] = (s * y + w0) / (s - l);
-    } else if (l < 0.0 && -l > 10.0 * s) {
+    if (l < 0.0 && -l > 10.0 * s) {
       p1[k] = -w1 / l;
       p0[k] = (s * y + w0 - p1[k]) / (s - l);
     } else {
@@ -272,7 +271,7 @@ int cdevs__qvar_pair_place(cdevs__qvar *vi, cdevs__qvar *vj, const cdevs__qss_me
   advance(vj, t, order);
   double dqj = quantum(vj), x0[2] = {vi->x[0], vj->x[0]}, dq[2] = {vi->dq, dqj}, q[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
   double lam[2], V[2][2], Vi[2][2], qbest[2][2], sbest = 0.0;
-  int modal = modes2(A, lam, V, Vi);
+  int modal = order > 1 && modes2(A, lam, V, Vi);
   /* The longest horizon first (the rest of the run: near the slow manifold the pair
    * then barely moves); otherwise from the step the pair's QSS would take, shrunk
    * until both q lie within their bands (as h → 0, q → x). */
@@ -290,7 +289,7 @@ int cdevs__qvar_pair_place(cdevs__qvar *vi, cdevs__qvar *vj, const cdevs__qss_me
    * manifold is the fast mode's, far shorter than the pair's). */
   double h_bad = sT > 0.0 ? 1.0 / sT : INFINITY, h_ok = 0.0;
   for (int it = 0, fit; it < 48; it++) {
-    fit = modal ? pair_q_modal(lam, (const double(*)[2])V, (const double(*)[2])Vi, x0, u0, u1, order, s, q)
+    fit = modal ? pair_q_modal(lam, (const double(*)[2])V, (const double(*)[2])Vi, x0, u0, u1, s, q)
                 : pair_q(A, x0, u0, u1, order, s, q);
     double worst = 0.0;
     for (int k = 0; fit && k < 2; k++) {
@@ -320,18 +319,16 @@ int cdevs__qvar_pair_place(cdevs__qvar *vi, cdevs__qvar *vj, const cdevs__qss_me
   if (!ok) return 0;
   memcpy(q, qbest, sizeof q);
   s = sbest;
-  double qj_old[4];
-  cdevs__qvar_q(vj, m, t, qj_old);
-  vj->q_before = qj_old[0];
-  vj->dx_before = vj->x[1];
-  vj->a_pending = !vj->a_exact;
   vj->dq = dqj;
-  vj->restart = 0;
   for (int k = 0; k < 2; k++) {
     cdevs__qvar *v = k ? vj : vi;
     v->q[0] = q[k][0], v->q[1] = order > 1 ? q[k][1] : 0.0, v->q[2] = v->q[3] = 0.0;
     v->tq = t;
     v->t_touch = s > 0.0 ? t + 1.0 / s : -INFINITY;
+    /* Both q moved at once: a secant would mix the two columns; the block's diagonal
+     * is the exact a (kept <= 0, as everywhere). */
+    v->a = A[k][k] < 0.0 ? A[k][k] : 0.0;
+    v->a_pending = 0;
   }
   return 1;
 }

@@ -682,6 +682,20 @@ static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t,
   return 0;
 }
 
+/* after_state_change for mate, requantized with `first` (whose readers have just been
+ * updated, from both new q): only what reads mate alone. */
+static int after_mate_change(cdevs_ctx *cx, sys_state *s, uint32_t mate, uint32_t first, double t) {
+  const csr *by[2] = {&s->sd, &s->sz};
+  for (int kind = 0; kind < 2; kind++)
+    for (uint32_t k = by[kind]->start[mate]; k < by[kind]->start[mate + 1]; k++) {
+      uint32_t r = by[kind]->to[k], done = 0;
+      for (uint32_t q = by[kind]->start[first]; q < by[kind]->start[first + 1] && !done; q++) done = by[kind]->to[q] == r;
+      if (!done && (kind ? plan_cross(cx, s, r, t, 1) : update_der(cx, s, r, t))) return -1;
+    }
+  mark_outputs(s, &s->so, mate);
+  return 0;
+}
+
 /* A handler sets discrete d to v: what reads it is listed to be updated once the
  * handler is done (hdlist, hzlist), and its outputs marked. */
 static void set_disc(sys_state *s, uint32_t d, double v) {
@@ -1105,7 +1119,7 @@ static int partial(cdevs_ctx *cx, sys_state *s, uint32_t j, uint32_t i, double t
 /* How much a change c turns a derivative d: |c| against the mean of |d| and |d + c|
  * (above 1: it reverses it, or more than triples it). */
 static double turn(double d, double c) {
-  double mean = 0.5 * fabs(d + (d + c));
+  double mean = 0.5 * (fabs(d) + fabs(d + c));
   return c == 0.0 ? 0.0 : mean > 0.0 ? fabs(c) / mean : INFINITY;
 }
 
@@ -1155,7 +1169,6 @@ static int pair_step(cdevs_ctx *cx, sys_state *s, uint32_t i, double t, const do
   double u0[2] = {vi->x[1] - aii * qo[0] - aij * qoj[0], xb[1] - aji_best * qo[0] - ajj * qoj[0]};
   double u1[2] = {2.0 * vi->x[2] - aii * qo[1] - aij * qoj[1], 2.0 * xb[2] - aji_best * qo[1] - ajj * qoj[1]};
   if (!cdevs__qvar_pair_place(vi, vj, m, t, (const double(*)[2])A, u0, u1)) return 0;
-  if (__builtin_expect(!isfinite(vj->q[0]), 0)) return failed(cx, s, t, SYS_STATE, j, vj->q, 0, 0);
   *pj = j;
   return 0;
 }
@@ -1192,19 +1205,15 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
   if (pair) cdevs__qvar_q(&s->v[item], s->m, t, qo);
   if (s->m->linear_implicit && s->self_dep[item] == SELF_DEP && !s->secant_a)
     exact_a(cx, s, item, t);
-  if (s->self_dep[item]) {
-    /* Its own derivative is re-evaluated below (it reads q), and that computes
-     * the next time: doing it here too would be thrown away. */
+  if (s->self_dep[item] || s->dbeyond[item]) {
+    /* Its own derivative is evaluated again, and that computes the next time: doing
+     * it here too would be thrown away. One that reads q is, below; one beyond x's
+     * degree (der(x) = sin(time), cos(y)) here (see dbeyond). */
     (void)cdevs__qvar_place_q(&s->v[item], s->m, t);
+    if (!s->self_dep[item] && update_der(cx, s, item, t)) return -1;
   } else {
     cdevs__qvar_requantize(&s->v[item], s->m, t);
-    /* A derivative beyond x's degree (der(x) = sin(time), cos(y)) is evaluated
-     * again at each requantization, as one that reads x is (see dbeyond). */
-    if (s->dbeyond[item]) {
-      if (update_der(cx, s, item, t)) return -1;
-    } else {
-      tfix(s, item, s->v[item].tn);
-    }
+    tfix(s, item, s->v[item].tn);
   }
   /* A finite derivative for so long that x overflowed. */
   if (__builtin_expect(!isfinite(s->v[item].q[0]), 0)) return failed(cx, s, t, SYS_STATE, item, s->v[item].q, 0, 0);
@@ -1215,7 +1224,7 @@ static int state_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
   if (after_state_change(cx, s, item, t, !reset)) return -1;
   if (mate != UINT32_MAX) {
     s->steps++, s->paired++;
-    if (after_state_change(cx, s, mate, t, 1)) return -1;
+    if (after_mate_change(cx, s, mate, item, t)) return -1;
   }
   algs_for_outputs(cx, s, t);
   return 0;
