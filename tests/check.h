@@ -9,6 +9,13 @@
 
 static int check_passed, check_failed;
 
+/* The number of elements of an array (a loop over a list of methods covers them all). */
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The larger of a running worst w and a new error e, where NaN wins (fmax drops a NaN
+ * argument, and a result that is not a number passed a "worst <= bound" check). */
+static inline double worst_of(double w, double e) { return e <= w || isnan(w) ? w : e; }
+
 #define CHECK(cond)                                                        \
   do {                                                                     \
     if (cond) {                                                            \

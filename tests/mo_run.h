@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers of the tests that compile model files and run them (test_mo, test_hybrid):
+/* Helpers of the tests that compile model files and run them (test_mo, test_hybrid,
+ * test_ode, test_stiff):
  * a model from text or from examples/, started under a root, stepped, and its
  * diagnostics. Failures count as failed checks (check.h). */
 #ifndef CDEVS_TEST_MO_RUN_H

@@ -354,7 +354,7 @@ static double experiment(const char *name, const char *file, const c7 *p, int ex
    * 3e-14, BDF at 1e-12 by 1.6e-9: far below the smallest bound, 1e-7 at tol 1e-8). */
   CHECK_EQ_INT(bdf.n, ref.n);
   double dref = 0;
-  for (int k = 0; k < ref.n && k < bdf.n; k++) dref = fmax(dref, fabs(bdf.t[k] - ref.t[k]));
+  for (int k = 0; k < ref.n && k < bdf.n; k++) dref = worst_of(dref, fabs(bdf.t[k] - ref.t[k]));
   printf("  Adams vs BDF: max |dt| %.2g\n", dref);
   CHECK(dref < 1e-9);
   /* The seed (experiment 1): eight events, alternately shortening and lengthening,

@@ -26,7 +26,7 @@ static void test_equations_and_blocks(void) {
       "equation\n  der(x) = r.y;\n  v = 2 * x;\n  connect(v, k.u);\n"
       "  annotation(experiment(StopTime = 3, MMO_Output = {x, k.y}));\nend m;\n";
   static const cdevs_qss_method methods[] = {CDEVS_QSS2, CDEVS_QSS3, CDEVS_LIQSS2};
-  for (int mi = 0; mi < 3; mi++) {
+  for (int mi = 0; mi < (int)COUNT(methods); mi++) {
     run r;
     probe p;
     const double tol = 1e-6, abstol = 1e-9;
@@ -61,7 +61,7 @@ static void test_thermostat(void) {
      * below the half period (2.007 s) a missed or extra switch would show. */
     CHECK_EQ_INT(p.nchanges, THERMOSTAT_SWITCHES);
     for (int k = 0; k < p.nchanges; k++) {
-      worst = fmax(worst, fabs(p.changes[k] - thermostat_switch(k)));
+      worst = worst_of(worst, fabs(p.changes[k] - thermostat_switch(k)));
       CHECK_NEAR(p.to[k], k % 2 ? 1.0 : 0.0, 0.0);
     }
     printf("thermostat: %d switches, worst |dt| %.3g\n", p.nchanges, worst);
@@ -102,7 +102,7 @@ static void test_nonlinear_block_refresh(void) {
                      "  cdevs.Integrator b(x0 = 0);\nequation\n  connect(c.y, a.u);\n  connect(a.y, f.u);\n"
                      "  connect(f.y, b.u);\n  annotation(experiment(MMO_Output = {b.y}));\nend m;\n";
   static const cdevs_qss_method ms[] = {CDEVS_QSS2, CDEVS_QSS3, CDEVS_LIQSS2};
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < (int)COUNT(ms); k++) {
     run r;
     probe p;
     if (!run_probed(&r, &p, text, ms[k], 1e-6, 1e-9, 10.0, -1)) continue;
@@ -319,7 +319,7 @@ static void test_hysdel(void) {
     CHECK_EQ_INT(p.nchanges, nw);
     double worst = 0;
     for (int k = 0; k < nw && k < p.nchanges; k++) {
-      worst = fmax(worst, fabs(p.changes[k] - want[k]));
+      worst = worst_of(worst, fabs(p.changes[k] - want[k]));
       CHECK_NEAR(p.to[k], k % 2 ? 1.0 : 2.0, 0.0);
     }
     printf("hysdel: %d switches, the first at %.9f (2 ln 2 = %.9f), worst |dt| %.2g\n", p.nchanges,
@@ -446,7 +446,7 @@ static void test_vessel(void) {
     for (; t + dur[k % 3] <= 1000.0; k++) {
       t += dur[k % 3];
       if (k < p.nchanges) {
-        worst = fmax(worst, fabs(p.changes[k] - t));
+        worst = worst_of(worst, fabs(p.changes[k] - t));
         CHECK_NEAR(p.to[k], (k + 1) % 3 + 1, 0.0);
       }
     }
@@ -537,7 +537,7 @@ static void test_component_arrays(void) {
     double want = 2.0 * (1 - exp(-x) * sum);
     char name[16];
     snprintf(name, sizeof name, "t.h[%d]", n);
-    worst = fmax(worst, fabs(probe_at(&p, name, 10.0) - want));
+    worst = worst_of(worst, fabs(probe_at(&p, name, 10.0) - want));
     if (n == 5) CHECK_NEAR(probe_at(&p, "t.qout[5]", 10.0), 0.5 * want, 1e-6);
   }
   printf("component arrays: 5 tanks in series, max |h - Erlang| %.3g\n", worst);

@@ -41,7 +41,7 @@ static void test_cube(cdevs_mo_jacobian jac, int product) {
   for (double t = 0; t <= 10; t += 1e-3) {
     if (!CHECK_RUN(cdevs_sim_run(r.sim, t))) break;
     double ex = 1.0 / sqrt(1.0 + 200.0 * t), dq = fmax(1e-3 * ex, 1e-5);
-    worst = fmax(worst, fabs(x_at(&r, 0, t) - ex) / dq);
+    worst = worst_of(worst, fabs(x_at(&r, 0, t) - ex) / dq);
   }
   cdevs_mo_stats st = run_stats(&r);
   printf("x' = -100%s LIQSS2 (%s a): %llu steps, max error %.3g quanta\n", product ? "x·x·x" : "x^3",
@@ -965,7 +965,7 @@ static void test_beyond_series(void) {
                      "  annotation(experiment(MMO_Output = {c, tc}));\nend m;\n";
   const char *domain = "model m\n  Real y(start = 1), s;\nequation\n  der(y) = -1;\n  s = sqrt(y - 0.5);\n"
                        "  annotation(experiment(MMO_Output = {s}));\nend m;\n";
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < (int)COUNT(ms); k++) {
     run r;
     probe p;
     const double tol = 1e-6, abstol = 1e-9;
@@ -973,7 +973,7 @@ static void test_beyond_series(void) {
     double worst = 0.0;
     for (double t = 0.25; t <= 3.0 && run_to(&r, t); t += 0.25) {
       double c = probe_at(&p, "c", t);
-      worst = fmax(worst, fabs(c - cos(t)) / fmax(tol * fabs(cos(t)), abstol));
+      worst = worst_of(worst, fabs(c - cos(t)) / fmax(tol * fabs(cos(t)), abstol));
     }
     double tc = probe_at(&p, "tc", 3.0);
     printf("beyond the series, %s: tc = %.12f (pi/3 %+.2g), c within %.2f quanta of cos(t)\n",
@@ -1244,8 +1244,8 @@ static void test_long_layout(void) {
   read_long(path, NULL, NULL, NULL, &ny, NULL, NULL, NULL, &nv, 65536, times, &ntimes);
   remove(path);
   double e1 = 0, e40 = 0;
-  for (int i = 0; i < n1; i++) e1 = fmax(e1, fabs(y[i] - exp(-0.1 * ty[i])));
-  for (int i = 0; i < n40; i++) e40 = fmax(e40, fabs(v[i] - exp(-4.0 * tv[i])));
+  for (int i = 0; i < n1; i++) e1 = worst_of(e1, fabs(y[i] - exp(-0.1 * ty[i])));
+  for (int i = 0; i < n40; i++) e40 = worst_of(e40, fabs(v[i] - exp(-4.0 * tv[i])));
   printf("long decays: %d records at %d instants (wide: %d values); x[1] %d records, worst %.2g; x[40] %d, "
          "worst %.2g\n", n, ntimes, 40 * ntimes, n1, e1, n40, e40);
   CHECK(n1 > 2 && n40 > 2 && e1 < 1e-3 && e40 < 1e-3);
@@ -1614,7 +1614,7 @@ static void test_c5(void) {
   double dk = 0;
   for (int i = 0; i < nw && i < nk; i++) {
     CHECK_NEAR(k[i], want[i], bound);
-    dk = fmax(dk, fabs(k[i] - a[i]));
+    dk = worst_of(dk, fabs(k[i] - a[i]));
   }
   printf("c5_classes: %d events, max |dt| from c5.mo %.2g, y1(5) %.6g\n", nk, dk, yk);
   CHECK_NEAR(yk, want[nw], sens * bound);

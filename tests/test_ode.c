@@ -46,7 +46,7 @@ static double value_at(run *r, const char *name, double t) {
  * 2·v_k/g with v_{k+1} = e·v_k (CVODE's root finding on y). */
 static void test_bball(void) {
   static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM};
-  for (int mi = 0; mi < 2; mi++) {
+  for (int mi = 0; mi < (int)COUNT(ms); mi++) {
     run r;
     if (ode_start(&r, NULL, "bball/bball.mo", ms[mi], 1e-10, 1e-12)) continue;
     int impacts;
@@ -71,7 +71,7 @@ static void test_thermostat(void) {
     if (!watch(&r, "h.y", &c, 60.0)) {
       CHECK_EQ_INT(c.nchanges, THERMOSTAT_SWITCHES);
       worst[ti] = 0;
-      for (int k = 0; k < c.nchanges; k++) worst[ti] = fmax(worst[ti], fabs(c.changes[k] - thermostat_switch(k)));
+      for (int k = 0; k < c.nchanges; k++) worst[ti] = worst_of(worst[ti], fabs(c.changes[k] - thermostat_switch(k)));
       printf("thermostat CVODE_BDF (rtol %g) + QSS block: %d switches, worst |dt| %.3g\n", rtol, c.nchanges, worst[ti]);
     }
     run_close(&r);
@@ -96,7 +96,7 @@ static void test_hysdel(void) {
   if (!watch(&r, "mode", &c, 60.0)) {
     CHECK_EQ_INT(c.nchanges, nw);
     double worst = 0;
-    for (int k = 0; k < c.nchanges && k < nw; k++) worst = fmax(worst, fabs(c.changes[k] - want[k]));
+    for (int k = 0; k < c.nchanges && k < nw; k++) worst = worst_of(worst, fabs(c.changes[k] - want[k]));
     printf("hysdel CVODE_BDF: %d switches, worst |dt| %.3g\n", c.nchanges, worst);
     /* Each root where y, within CVODE's error (about rtol·|y| <= 1e-8 per unit of
      * time), meets the threshold at a slope of 0.25 or more: some 4e-8 s, and the
@@ -141,14 +141,14 @@ static void test_failures(void) {
     double t = cdevs_sim_time(r.sim);
     printf("blow-up: %s\n", msg);
     CHECK(rc != 0 && strstr(msg, "CVODE_BDF") && strstr(msg, "stopped at t = "));
-    CHECK(t > 0.99 && t <= 1.0 + 1e-6);
+    CHECK(t > 1.0 - 1e-4 && t <= 1.0 + 1e-6);
     run_close(&r);
   }
   /* A solution that reaches the edge of where its model is defined (x' = -1 +
    * 0·sqrt(x - 0.5) from x = 1, at t = 0.5) stalls CVODE's steps there: the message
    * says which evaluation failed, not only that the steps became too short. */
   static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM};
-  for (int mi = 0; mi < 2; mi++) {
+  for (int mi = 0; mi < (int)COUNT(ms); mi++) {
     const char *edge = "model m\n  Real x(start = 1);\nequation\n  der(x) = -1 + 0 * sqrt(x - 0.5);\n"
                        "  annotation(experiment(StopTime = 2));\nend m;\n";
     if (ode_start(&r, edge, NULL, ms[mi], 1e-8, 1e-10)) continue;
@@ -179,14 +179,14 @@ static void test_failures(void) {
  *     reference of src/cli/reference.c (CVODE at rtol 1e-10, its own equations). */
 static void test_mixed_circuits(void) {
   static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_QSS3};
-  for (int mi = 0; mi < 2; mi++) {
+  for (int mi = 0; mi < (int)COUNT(ms); mi++) {
     run r;
     if (ode_start(&r, NULL, "rc/rc_mixed.mo", ms[mi], 1e-6, 1e-9)) continue;
     const double R = 1000, C = 1e-6, V = 10, w = 2 * M_PI * 50, a = w * R * C;
     double worst = 0;
     for (int k = 1; k <= 100 && run_to(&r, k * 1e-3); k++) {
       double t = k * 1e-3, v = V / (1 + a * a) * (sin(w * t) - a * cos(w * t)) + V * a / (1 + a * a) * exp(-t / (R * C));
-      worst = fmax(worst, fabs(value_at(&r, "cap.y", t) - v));
+      worst = worst_of(worst, fabs(value_at(&r, "cap.y", t) - v));
     }
     printf("rc_mixed %s: max |v - exact| %.3g V over 100 points\n", cdevs_qss_method_name(ms[mi]), worst);
     /* Tolerance 1e-6 on |v| <= V/sqrt(1 + a²) = 9.5 V: the QSS capacitor's error
@@ -222,13 +222,13 @@ static void test_mixed_circuits(void) {
     if (ode_start(&r, NULL, "flyback/flyback_mixed.mo", cells[ci].m, cells[ci].tol, cells[ci].tol / 100)) continue;
     worst[ci] = 0;
     for (int k = 0; k < NG && run_to(&r, tg[k]); k++)
-      worst[ci] = fmax(worst[ci], fabs(value_at(&r, "cap.y", tg[k]) - vc[k]));
+      worst[ci] = worst_of(worst[ci], fabs(value_at(&r, "cap.y", tg[k]) - vc[k]));
     printf("flyback_mixed %s at %g: max |vC - reference| %.3g V over %d points\n",
            cdevs_qss_method_name(cells[ci].m), cells[ci].tol, worst[ci], NG);
     run_close(&r);
   }
   double vmax = 0;
-  for (int k = 0; k < NG; k++) vmax = fmax(vmax, fabs(vc[k]));
+  for (int k = 0; k < NG; k++) vmax = worst_of(vmax, fabs(vc[k]));
   CHECK(worst[0] <= 1e-6 * vmax);
   CHECK(worst[1] < 1e-3);
   CHECK(worst[2] < worst[1] / 10 && worst[2] < 2e-5);
@@ -244,7 +244,7 @@ static void test_handler_jumps(void) {
                      "  when a + x > 1.5 then\n    b := time;\n  end when;\n"
                      "  annotation(experiment(StopTime = 2, MMO_Output = {x, a, b}));\nend m;\n";
   static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM, CDEVS_QSS3};
-  for (int mi = 0; mi < 3; mi++) {
+  for (int mi = 0; mi < (int)COUNT(ms); mi++) {
     run r;
     probe c;
     if (ode_start(&r, text, NULL, ms[mi], 1e-8, 1e-10)) continue;
@@ -263,7 +263,7 @@ static void test_handler_jumps(void) {
 static void test_zeno(void) {
   const double t1 = sqrt(2 * 10 / 9.81), t_star = t1 * (1 + 0.8) / (1 - 0.8);
   static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM};
-  for (int mi = 0; mi < 2; mi++) {
+  for (int mi = 0; mi < (int)COUNT(ms); mi++) {
     run r;
     if (ode_start(&r, NULL, "bball/bball.mo", ms[mi], 1e-6, 1e-9)) continue;
     int rc = cdevs_sim_run(r.sim, 20.0);
@@ -288,14 +288,14 @@ static void test_fast_time_condition(void) {
                      "  annotation(experiment(StopTime = 10, MMO_Output = {x, n}));\nend m;\n";
   static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM};
   const int want = (int)floor(1000.0 / (2 * M_PI));
-  for (int mi = 0; mi < 2; mi++) {
+  for (int mi = 0; mi < (int)COUNT(ms); mi++) {
     run r;
     probe c;
     if (ode_start(&r, text, NULL, ms[mi], 1e-6, 1e-9)) continue;
     if (!watch(&r, "n", &c, 10.0)) {
       CHECK_EQ_INT(c.nchanges, want);
       double worst = 0;
-      for (int k = 0; k < c.nchanges; k++) worst = fmax(worst, fabs(c.changes[k] - 2 * M_PI * (k + 1) / 100));
+      for (int k = 0; k < c.nchanges; k++) worst = worst_of(worst, fabs(c.changes[k] - 2 * M_PI * (k + 1) / 100));
       printf("sin(100 t) > 0 under %s: %d events (derived %d), worst |dt| %.3g\n", cdevs_qss_method_name(ms[mi]), c.nchanges,
              want, worst);
       CHECK(worst < 1e-6);
@@ -320,9 +320,13 @@ static void test_shared_semantics(void) {
   const char *rel = "model m\n  Real y(start = 0), z(start = 0);\nequation\n  der(y) = 1;\n"
                     "  der(z) = if y > 0.5 then 1 else 0;\n  when y > 1 then\n    reinit(y, 0);\n  end when;\n"
                     "  annotation(experiment(MMO_Output = {y, z}));\nend m;\n";
-  const char *inp = "model m\n  cdevs.Integrator k(x0 = 2);\n  Real x(start = 0), r;\n  discrete Real n(start = 0);\n"
+  /* (k.y = 2 + t/2 starts above 1: no event; it passes 2.25 at t = 0.5, which must be
+   * one, so that a when that never fires cannot pass for the first.) */
+  const char *inp = "model m\n  cdevs.Integrator k(x0 = 2);\n  Real x(start = 0), r;\n"
+                    "  discrete Real n(start = 0), ts(start = -1);\n"
                     "equation\n  der(x) = 1;\n  r = 0.5;\n  connect(r, k.u);\n  when k.y > 1 then\n"
-                    "    n = pre(n) + 1;\n  end when;\n  annotation(experiment(MMO_Output = {x, n}));\nend m;\n";
+                    "    n = pre(n) + 1;\n  end when;\n  when k.y > 2.25 then\n    ts = time;\n  end when;\n"
+                    "  annotation(experiment(MMO_Output = {x, n, ts}));\nend m;\n";
   const char *hnd = "model m\n  Real x(start = 0), y(start = 1), a;\n  discrete Real n(start = 0);\nequation\n"
                     "  der(x) = 1;\n  der(y) = 0;\n  a = 2 * y;\n  when x > 0.5 then\n    reinit(y, 5);\n    n = a;\n"
                     "  end when;\n  annotation(experiment(MMO_Output = {y, n}));\nend m;\n";
@@ -336,7 +340,10 @@ static void test_shared_semantics(void) {
       run_close(&r);
     }
     if (!ode_start(&r, inp, NULL, ms[mi], 1e-8, 1e-10)) {
-      if (!probe_start(&p, &r, -1) && run_to(&r, 1.0)) CHECK_NEAR(probe_at(&p, "n", 1.0), 0.0, 0.0);
+      if (!probe_start(&p, &r, -1) && run_to(&r, 1.0)) {
+        CHECK_NEAR(probe_at(&p, "n", 1.0), 0.0, 0.0);
+        CHECK_NEAR(probe_at(&p, "ts", 1.0), 0.5, 1e-6);
+      }
       run_close(&r);
     }
     if (!ode_start(&r, hnd, NULL, ms[mi], 1e-8, 1e-10)) {
@@ -350,8 +357,10 @@ static void test_shared_semantics(void) {
              rc ? "stopped" : "ran", t);
       /* h = (4 - t)²/16 is within a few AbsTolerance (1e-10) of 0 for |4 - t| <
        * 1e-4: the run stops there, at the domain's edge, with an error (going on
-       * would take h below 0 without saying so); 1e-3 is a cap. */
-      CHECK(rc != 0 && t > 3.99 && t < 4.001);
+       * would take h below 0 without saying so). CVODE stops within that; QSS3 goes
+       * on along its last series of h a little past it (1.7e-4 measured): |4 - t| <
+       * 1e-3 is a cap, not a derived bound. */
+      CHECK(rc != 0 && fabs(t - 4.0) < 1e-3);
       run_close(&r);
     }
   }

@@ -506,16 +506,16 @@ static void test_band_exit(void) {
     double worst = 0.0;
     for (int k = 0; k <= 1000; k++) {
       double tau = t * k / 1000.0, v = d[0] + tau * (d[1] + tau * (d[2] + tau * d[3]));
-      worst = fmax(worst, fabs(v));
+      worst = worst_of(worst, fabs(v));
     }
     /* and at d's turning points before t, which sampling could step over */
     double disc = d[2] * d[2] - 3.0 * d[1] * d[3];
     for (int k = -1; k <= 1 && d[3] != 0.0 && disc >= 0.0; k += 2) {
       double tau = (-d[2] + k * sqrt(disc)) / (3.0 * d[3]);
-      if (tau > 0.0 && tau < t) worst = fmax(worst, fabs(d[0] + tau * (d[1] + tau * (d[2] + tau * d[3]))));
+      if (tau > 0.0 && tau < t) worst = worst_of(worst, fabs(d[0] + tau * (d[1] + tau * (d[2] + tau * d[3]))));
     }
     double tv = d[3] == 0.0 && d[2] != 0.0 ? -d[1] / (2.0 * d[2]) : -1.0; /* a parabola's vertex */
-    if (tv > 0.0 && tv < t) worst = fmax(worst, fabs(d[0] + tv * (d[1] + tv * d[2])));
+    if (tv > 0.0 && tv < t) worst = worst_of(worst, fabs(d[0] + tv * (d[1] + tv * d[2])));
     double end = d[0] + t * (d[1] + t * (d[2] + t * d[3]));
     int s = d[1] != 0.0 ? (d[1] > 0.0) - (d[1] < 0.0) : d[2] != 0.0 ? (d[2] > 0.0) - (d[2] < 0.0) : (d[3] > 0.0) - (d[3] < 0.0);
     if (s * end < 0.0) turned++, turned2 += deg == 2; /* left by the side it did not first move to */

@@ -93,14 +93,14 @@ static void test_pair(void) {
   double bound[2], n2 = pair_qss2_steps(&m, dq, t_end);
   pair_bound(&m, dq, bound);
   static const cdevs_qss_method ms[] = {CDEVS_MLIQSS2, CDEVS_LIQSS2, CDEVS_MLIQSS1};
-  for (int mi = 0; mi < 3; mi++) {
+  for (int mi = 0; mi < (int)COUNT(ms); mi++) {
     run r;
     if (run_text(&r, pair_mo, ms[mi], 0.0, dq)) continue;
     double worst[2] = {0, 0}, x[2];
     for (double t = 0; t <= t_end; t += 1e-3) {
       if (!run_to(&r, t)) break;
       pair_exact(&m, t, x, NULL);
-      for (int k = 0; k < 2; k++) worst[k] = fmax(worst[k], fabs(x_at(&r, (uint32_t)k, t) - x[k]));
+      for (int k = 0; k < 2; k++) worst[k] = worst_of(worst[k], fabs(x_at(&r, (uint32_t)k, t) - x[k]));
     }
     cdevs_mo_stats st = run_stats(&r);
     printf("stiff pair %s: %llu steps (%llu paired; QSS2 without stiffness %.0f), errors (%.3g, %.3g), "
@@ -140,9 +140,11 @@ static void tyson_rhs(double t, const double *x, double *dx, void *ud) {
  * at rtol 1e-10 on tyson_rhs. It is a relaxation oscillator: MPF (M) spikes a
  * hundredfold within a second, three times (period 35.6), and an error in where a
  * spike starts shows up at once as a large one in value. So: the spikes' times (M's
- * maxima on a 0.02 grid) within 0.1 s, a third of a percent of the period; every state
- * within 5e-2 of its largest value (QSS3 at the same tolerance is 9.4e-3 off, LIQSS2
- * 0.157: its spikes come 0.1 s late); total cdc2 conserved; and fewer steps than QSS
+ * maxima on a 0.02 grid) within two grid points, a tenth of a percent of the period
+ * (LIQSS2's come 0.1 s late); every state within 5e-2 of its largest value, a
+ * threshold chosen between what QSS3 at the same tolerance (9.4e-3) and LIQSS2 (0.157)
+ * measure against the same reference, not a derived bound; total cdc2 conserved; and
+ * fewer steps than QSS
  * Solver's mLIQSS2 takes on its copy of the model (37,762 transitions at the same
  * tolerances, measured with bench/compat.sh). */
 static void test_tyson(void) {
@@ -164,14 +166,14 @@ static void test_tyson(void) {
   for (; k < NT && run_to(&r, tg[k]); k++) {
     double sum = 0;
     for (int i = 0; i < NS; i++) got[k * NS + i] = x_at(&r, (uint32_t)i, tg[k]), sum += i < 4 ? got[k * NS + i] : 0;
-    drift = fmax(drift, fabs(sum - 1.0));
+    drift = worst_of(drift, fabs(sum - 1.0));
   }
   CHECK(k == NT);
   double scale[NS] = {0}, w = 0, late = 0;
   for (int j = 0; j < k; j++)
-    for (int i = 0; i < NS; i++) scale[i] = fmax(scale[i], fabs(ref[j * NS + i]));
+    for (int i = 0; i < NS; i++) scale[i] = worst_of(scale[i], fabs(ref[j * NS + i]));
   for (int j = 0; j < k; j++)
-    for (int i = 0; i < NS; i++) w = fmax(w, fabs(got[j * NS + i] - ref[j * NS + i]) / scale[i]);
+    for (int i = 0; i < NS; i++) w = worst_of(w, fabs(got[j * NS + i] - ref[j * NS + i]) / scale[i]);
   /* M's maxima in [0, 30), [30, 65), [65, 100] (one spike each). */
   int spikes = 0;
   for (int win = 0; win < 3; win++) {
@@ -183,15 +185,15 @@ static void test_tyson(void) {
       if (bg < 0 || got[j * NS + 3] > got[bg * NS + 3]) bg = j;
     }
     if (br < 0 || bg < 0) continue;
-    spikes += ref[br * NS + 3] > 0.1;
-    late = fmax(late, fabs(tg[bg] - tg[br]));
+    spikes += ref[br * NS + 3] > 0.1 && got[bg * NS + 3] > 0.1; /* a spike in both */
+    late = worst_of(late, fabs(tg[bg] - tg[br]));
   }
   cdevs_mo_stats st = run_stats(&r);
   printf("tyson mLIQSS2: %llu steps (%llu paired), worst relative error %.3g, spikes off by up to %.3g s, "
          "cdc2 drift %.3g\n",
          (unsigned long long)st.steps, (unsigned long long)st.paired, w, late, drift);
   CHECK_EQ_INT(spikes, 3);
-  CHECK(late <= 0.1);
+  CHECK(late <= 0.04); /* two points of the grid */
   CHECK(w <= 5e-2);
   CHECK(st.steps < 37762);
   /* The four derivatives sum to zero for any arguments, and the terms they share are
