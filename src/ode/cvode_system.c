@@ -35,6 +35,7 @@ typedef struct cv_state {
   const cdevs__sys_spec *sp;
   const cdevs__qss_method *m; /* QSS3's: a state's q carries a series up to degree 2 */
   int bdf;
+  int relations; /* crossings that are an equation's relation (side_disc): settle_sides' work */
   double rtol, atol, t_end;
   SUNContext ctx;
   void *mem;
@@ -411,6 +412,7 @@ static int handle(cdevs_ctx *cx, cv_state *s, uint32_t z, int dir, double t) {
  * handler or an input changed them); those that change may move others. */
 static int settle_sides(cdevs_ctx *cx, cv_state *s, double t) {
   const cdevs__sys_spec *sp = s->sp;
+  if (!s->relations) return 0; /* (nothing to evaluate the algebraics for) */
   for (uint32_t round = 0; round <= sp->n_cross; round++) {
     int changed = 0;
     load(s, t, NV_DATA_S(s->y), NULL, NULL);
@@ -601,6 +603,7 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t i = 0; i < ns; i++) NV_Ith_S(s->y, i) = sp->x0[i];
   if (ns == 0) NV_Ith_S(s->y, 0) = 0.0; /* (a model of discretes only: CVODE integrates 0) */
   /* Sides of the relations from the start values; samples at their first instants. */
+  for (uint32_t z = 0; z < nz; z++) s->relations += sp->cross[z].side_disc != 0;
   for (uint32_t z = 0; z < nz; z++)
     if (sp->cross[z].sample_interval > 0.0) s->disc[sp->cross[z].sample_disc] = cdevs__sys_first_sample(&sp->cross[z], s->t);
   if (settle_sides(cx, s, s->t)) return CDEVS_EMODEL;
