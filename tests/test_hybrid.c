@@ -614,7 +614,17 @@ static void test_component_arrays(void) {
   fails_each(cellm, "end m;\n", sizes, sizeof sizes / sizeof sizes[0]);
 }
 
+/* A block's own method cannot be mLIQSS (it pairs states of an equation system; an
+ * integrator is alone with its state): a located error saying so, not LIQSS by
+ * another name. */
+static void test_block_method_pairs(void) {
+  CHECK(load_fails("model m\n  cdevs.Integrator k(method = mLIQSS2);\n  Real r;\nequation\n  r = 1;\n"
+                   "  connect(r, k.u);\nend m;\n",
+                   "m.mo:2:31: error: method must be QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3 (mLIQSS pairs"));
+}
+
 int main(void) {
+  test_block_method_pairs();
   test_equations_and_blocks();
   test_thermostat();
   test_when_on_block_output();

@@ -40,6 +40,9 @@ typedef enum cdevs_qss_method {
 int cdevs_qss_method_parse(const char *name, cdevs_qss_method *m);
 /* "QSS1", …, "LIQSS3", "mLIQSS1", "mLIQSS2" (and "CVODE_BDF", "CVODE_AM"); NULL for an unknown value. */
 const char *cdevs_qss_method_name(cdevs_qss_method m);
+/* 1 for a method that pairs the states of an equation system (mLIQSS1/2), which an
+ * integrator block, alone with its state, cannot do; 0 otherwise. */
+int cdevs_qss_method_pairs(cdevs_qss_method m);
 /* 1..3, or 0 for an unknown value. */
 int cdevs_qss_method_order(cdevs_qss_method m);
 

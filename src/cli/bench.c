@@ -119,7 +119,7 @@ int cli_bench(int argc, char **argv) {
       } else if (cdevs_qss_method_parse(v, &c.method)) {
         fprintf(stderr, "cdevs bench: unknown method '%s'\n", v);
         return CLI_USAGE;
-      } else if (c.method == CDEVS_MLIQSS1 || c.method == CDEVS_MLIQSS2) {
+      } else if (cdevs_qss_method_pairs(c.method)) {
         fprintf(stderr, "cdevs bench: %s pairs the states of an equation system; the benchmarks are block diagrams, "
                         "whose integrators are each alone (use LIQSS1 or LIQSS2)\n", v);
         return CLI_USAGE;

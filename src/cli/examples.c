@@ -167,7 +167,7 @@ static int example_flyback(int argc, char **argv) {
     if (cli_is(&ps, "method")) {
       /* (not mLIQSS: it pairs the states of an equation system, and the integrators of
        * a block diagram are each alone) */
-      if (cdevs_qss_method_parse(v, &method) || method == CDEVS_MLIQSS1 || method == CDEVS_MLIQSS2)
+      if (cdevs_qss_method_parse(v, &method) || cdevs_qss_method_pairs(method))
         return cli_bad_value(&ps, "QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3");
     } else if (cli_is(&ps, "dqrel")) {
       if (cli_parse_double(v, &dqrel) || dqrel < 0) return cli_bad_value(&ps, "a value >= 0");

@@ -922,7 +922,7 @@ static int comp_params(comp *c, cdevs_mo *mo) {
         memcpy(dst, &xi, sizeof xi);
       } else if (lp->kind == LP_METHOD) {
         cdevs_qss_method qm;
-        if (v->kind != X_REF || cdevs_qss_method_parse(v->name, &qm) || qm == CDEVS_MLIQSS1 || qm == CDEVS_MLIQSS2) {
+        if (v->kind != X_REF || cdevs_qss_method_parse(v->name, &qm) || cdevs_qss_method_pairs(qm)) {
           /* (mLIQSS pairs states of one equation system; a block's state is alone) */
           lang_error(c->d, v->line, v->col, "method must be QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3%s",
                      v->kind == X_REF && !cdevs_qss_method_parse(v->name, &qm)

@@ -38,6 +38,11 @@ const char *cdevs_qss_method_name(cdevs_qss_method m) {
   return q ? q->name : NULL;
 }
 
+int cdevs_qss_method_pairs(cdevs_qss_method m) {
+  const cdevs__qss_method *q = cdevs__qss_method_get(m);
+  return q ? q->pairs : 0;
+}
+
 int cdevs_qss_method_order(cdevs_qss_method m) {
   const cdevs__qss_method *q = cdevs__qss_method_get(m);
   return q ? q->order : 0;
