@@ -17,7 +17,7 @@
 #include "compile_impl.h"
 #include "core/alloc_impl.h"
 
-static char *dup(const char *s) {
+char *lang_dup(const char *s) {
   size_t n = strlen(s) + 1;
   char *r = malloc(n);
   if (r) memcpy(r, s, n);
@@ -365,7 +365,7 @@ static int declare(comp *c) {
       c->mo->comps = nc;
       mo_comp *k = &nc[c->mo->ncomps++];
       memset(k, 0, sizeof *k);
-      k->name = dup(d->name);
+      k->name = lang_dup(d->name);
       if (!k->name) {
         c->oom = 1;
         break;
@@ -784,7 +784,7 @@ int lang_add_output(cdevs_mo *mo, uint32_t f) {
 }
 
 int lang_add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port) {
-  char *copy = grow_outputs(mo) ? NULL : dup(name);
+  char *copy = grow_outputs(mo) ? NULL : lang_dup(name);
   if (!copy) return -1;
   /* The name is owned by the model: keep it with the scalar names. */
   char **names = realloc(mo->names, (mo->nflat + 1) * sizeof *names);
@@ -1010,7 +1010,7 @@ static int compile(comp *c, cdevs_mo *mo) {
       else
         snprintf(buf, sizeof buf, "%s[%u,%u]", s->d->name, k / (uint32_t)s->dims[1] + 1,
                  k % (uint32_t)s->dims[1] + 1);
-      mo->names[s->first_flat + k] = dup(buf);
+      mo->names[s->first_flat + k] = lang_dup(buf);
       if (!mo->names[s->first_flat + k]) return c->oom = 1, -1;
     }
   }
@@ -1237,7 +1237,7 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
   c.mo = mo;
   c.a = a;
   int errors = -1;
-  if (mo) mo->file = dup(path);
+  if (mo) mo->file = lang_dup(path);
   if (a && mo && mo->file) {
     const ast_model *fm = lang_front(&src, path, &d, a, &m);
     c.m = fm;

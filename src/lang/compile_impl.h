@@ -173,6 +173,8 @@ int lang_define_by(comp *c, const decl *d, uint32_t f, const node *rhs);
 int lang_alg_list(comp *c, const node *list, void *ud);
 /* "comp.port" -> component and port index in direction dir; -1 if not such a port. */
 int lang_comp_port(const comp *c, const node *r, cdevs_dir dir, int *ci);
+/* A malloc'd copy of s (NULL when out of memory). */
+char *lang_dup(const char *s);
 /* The system input that carries component ci's output port (added at its first use);
  * its index, or -1 (out of memory). */
 int lang_input(comp *c, uint32_t ci, int port, const char *name);

@@ -377,9 +377,8 @@ int lang_input(comp *c, uint32_t ci, int port, const char *name) {
   mo_in *ni = realloc(mo->ins, (mo->nins + 1) * sizeof *ni);
   if (!ni) return c->oom = 1, -1;
   mo->ins = ni;
-  char *nm = malloc(strlen(name) + 1);
+  char *nm = lang_dup(name);
   if (!nm) return c->oom = 1, -1;
-  strcpy(nm, name);
   ni[mo->nins] = (mo_in){ci, port, nm, 0.0};
   return (int)mo->nins++;
 }
