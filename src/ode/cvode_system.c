@@ -360,6 +360,46 @@ static int zeno_watch(cdevs_ctx *cx, cv_state *s, uint32_t z, double t) {
   return -1;
 }
 
+/* The CVODE system's side of a handler (cdevs__sys_run_actions): values on the states
+ * and discretes as the actions before left them. */
+typedef struct cv_handler {
+  cdevs_ctx *cx;
+  cv_state *s;
+  uint32_t z;
+  double t;
+} cv_handler;
+
+static int ch_value(void *ud, const sys_action *ac, double *v) {
+  cv_handler *h = ud;
+  cv_state *s = h->s;
+  if (ac->value.reads_alg && eval_algs(s, h->t, 0)) {
+    cdevs_ctx_fail(h->cx, "%s", s->err);
+    return -1;
+  }
+  bc_env env = env_at(s, h->t, s->pre);
+  env.rng = &s->rng;
+  double val[4];
+  int bad = cdevs__bc_eval(&ac->value, &env, 0, val, s->stack);
+  if (bad || !isfinite(val[0])) {
+    char where[340];
+    cdevs__sys_name(s->sp, SYS_CROSS, h->z, where, sizeof where);
+    cdevs_ctx_fail(h->cx, "a value set in a when clause (%s) is %s at t = %.17g", where,
+                   bad ? "outside the domain of a function" : "not a finite number", h->t);
+    return -1;
+  }
+  *v = val[0];
+  return 0;
+}
+
+static void ch_reinit(void *ud, uint32_t i, double v) {
+  cv_handler *h = ud;
+  NV_Ith_S(h->s->y, i) = v;
+  h->s->v[i].q[0] = v; /* read by what follows in this handler */
+  h->s->reinits++;
+}
+
+static void ch_assign(void *ud, uint32_t d, double v) { ((cv_handler *)ud)->s->disc[d] = v; }
+
 /* Crossing z's handler for direction dir (+1: its function became positive). */
 static int handle(cdevs_ctx *cx, cv_state *s, uint32_t z, int dir, double t) {
   const cdevs__sys_spec *sp = s->sp;
@@ -371,41 +411,9 @@ static int handle(cdevs_ctx *cx, cv_state *s, uint32_t z, int dir, double t) {
   s->crossings++;
   if (s->zh[z] > 0.0 && !s->zself[z] && zeno_watch(cx, s, z, t)) return -1;
   load(s, t, NV_DATA_S(s->y), NULL, NULL);
-  for (uint32_t a = 0; a < n; a++) {
-    const sys_action *ac = &acts[a];
-    if (ac->reinit == ACT_JUMP) {
-      a = ac->target - 1;
-      continue;
-    }
-    /* The algebraics as the actions before this one left the states and discretes. */
-    if (ac->value.reads_alg && eval_algs(s, t, 0)) {
-      cdevs_ctx_fail(cx, "%s", s->err);
-      return -1;
-    }
-    bc_env env = env_at(s, t, s->pre);
-    env.rng = &s->rng;
-    double val[4];
-    int bad = cdevs__bc_eval(&ac->value, &env, 0, val, s->stack);
-    if (bad || !isfinite(val[0])) {
-      char where[340];
-      cdevs__sys_name(sp, SYS_CROSS, z, where, sizeof where);
-      cdevs_ctx_fail(cx, "a value set in a when clause (%s) is %s at t = %.17g", where,
-                     bad ? "outside the domain of a function" : "not a finite number", t);
-      return -1;
-    }
-    if (ac->reinit == ACT_JUMP_UNLESS) {
-      if (val[0] == 0.0) a = ac->target - 1;
-    } else if (ac->reinit == ACT_REINIT) {
-      NV_Ith_S(s->y, ac->target) = val[0];
-      s->v[ac->target].q[0] = val[0]; /* read by what follows in this handler */
-      s->reinits++;
-    } else {
-      s->disc[ac->target] = val[0];
-    }
-  }
-  for (uint32_t a = 0; a < n; a++)
-    if (acts[a].reinit == ACT_ASSIGN) s->pre[acts[a].target] = s->disc[acts[a].target];
-  return 0;
+  static const sys_actions_ops ops = {ch_value, ch_reinit, ch_assign};
+  cv_handler h = {cx, s, z, t};
+  return cdevs__sys_run_actions(acts, n, &ops, &h, s->disc, s->pre);
 }
 
 /* The relations of equations take the sides their functions are on now (after a

@@ -724,39 +724,73 @@ static void changes_begin(sys_state *s) {
 
 static int changes_end(cdevs_ctx *cx, sys_state *s, double t);
 
-static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint32_t n, double t) {
-  const cdevs__sys_spec *sp = s->sp;
-  changes_begin(s);
+int cdevs__sys_run_actions(const sys_action *acts, uint32_t n, const sys_actions_ops *ops, void *ud,
+                           const double *disc, double *pre) {
   for (uint32_t a = 0; a < n; a++) {
     const sys_action *ac = &acts[a];
     if (ac->reinit == ACT_JUMP) {
       a = ac->target - 1;
       continue;
     }
-    for (uint32_t i = 0; ac->value.reads_alg && i < ac->value.n; i++) /* the algebraics it reads, and theirs */
-      if (ac->value.ins[i].op == BC_ALG && ensure_algs(cx, s, &ac->value.ins[i].arg, 1, t, UINT32_MAX))
-        return -1;
-    bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, sp->params, t, &s->rng, UINT32_MAX, UINT32_MAX, s->pre};
-    double val[4];
-    /* Values of states inside handlers are x, not q: evaluate with order 0 on q
-     * after bringing q to x for the states the action reads would be costlier; QSS
-     * Solver evaluates handlers on q as well. */
-    if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack)) return failed(cx, s, t, SYS_HANDLER, 0, val, 0, 1);
-    if (!isfinite(val[0])) return failed(cx, s, t, SYS_HANDLER, 0, val, 0, 0);
+    double v;
+    if (ops->value(ud, ac, &v)) return -1;
     if (ac->reinit == ACT_JUMP_UNLESS) {
-      if (val[0] == 0.0) a = ac->target - 1;
+      if (v == 0.0) a = ac->target - 1;
     } else if (ac->reinit == ACT_REINIT) {
-      cdevs__qvar_reset(&s->v[ac->target], s->m, t, val[0]);
-      algs_stale(s);
-      tfix(s, ac->target, t);
-      s->reinits++;
-    } else if (s->disc[ac->target] != val[0]) {
-      set_disc(s, ac->target, val[0]);
+      ops->reinit(ud, ac->target, v);
+    } else {
+      ops->assign(ud, ac->target, v);
     }
   }
   /* The values before the event are those after it from here on. */
   for (uint32_t a = 0; a < n; a++)
-    if (acts[a].reinit == ACT_ASSIGN) s->pre[acts[a].target] = s->disc[acts[a].target];
+    if (acts[a].reinit == ACT_ASSIGN) pre[acts[a].target] = disc[acts[a].target];
+  return 0;
+}
+
+/* The QSS system's side of a handler (cdevs__sys_run_actions). */
+typedef struct qss_handler {
+  cdevs_ctx *cx;
+  sys_state *s;
+  double t;
+} qss_handler;
+
+static int qh_value(void *ud, const sys_action *ac, double *v) {
+  qss_handler *h = ud;
+  sys_state *s = h->s;
+  for (uint32_t i = 0; ac->value.reads_alg && i < ac->value.n; i++) /* the algebraics it reads, and theirs */
+    if (ac->value.ins[i].op == BC_ALG && ensure_algs(h->cx, s, &ac->value.ins[i].arg, 1, h->t, UINT32_MAX))
+      return -1;
+  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, s->sp->params, h->t, &s->rng, UINT32_MAX, UINT32_MAX,
+                s->pre};
+  double val[4];
+  /* Values of states inside handlers are x, not q: evaluate with order 0 on q
+   * after bringing q to x for the states the action reads would be costlier; QSS
+   * Solver evaluates handlers on q as well. */
+  if (cdevs__bc_eval(&ac->value, &env, 0, val, s->stack)) return failed(h->cx, s, h->t, SYS_HANDLER, 0, val, 0, 1);
+  if (!isfinite(val[0])) return failed(h->cx, s, h->t, SYS_HANDLER, 0, val, 0, 0);
+  *v = val[0];
+  return 0;
+}
+
+static void qh_reinit(void *ud, uint32_t i, double v) {
+  qss_handler *h = ud;
+  cdevs__qvar_reset(&h->s->v[i], h->s->m, h->t, v);
+  algs_stale(h->s);
+  tfix(h->s, i, h->t);
+  h->s->reinits++;
+}
+
+static void qh_assign(void *ud, uint32_t d, double v) {
+  qss_handler *h = ud;
+  if (h->s->disc[d] != v) set_disc(h->s, d, v); /* (what reads it is updated once, at changes_end) */
+}
+
+static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint32_t n, double t) {
+  static const sys_actions_ops ops = {qh_value, qh_reinit, qh_assign};
+  qss_handler h = {cx, s, t};
+  changes_begin(s);
+  if (cdevs__sys_run_actions(acts, n, &ops, &h, s->disc, s->pre)) return -1;
   return changes_end(cx, s, t);
 }
 

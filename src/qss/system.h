@@ -86,6 +86,19 @@ typedef struct sys_action {
   bc_code value;   /* the value, or the jump condition */
 } sys_action;
 
+/* Runs a handler's actions in order: jumps, conditional jumps (taken where the value
+ * is 0), reinits and assignments, then makes the discretes assigned the values
+ * before the next event (pre). One semantics for every engine; what a value is, and
+ * what a reinit and an assignment do, are the engine's (ops). Nonzero when value
+ * failed (it has reported why). */
+typedef struct sys_actions_ops {
+  int (*value)(void *ud, const sys_action *ac, double *v); /* ac->value at this instant */
+  void (*reinit)(void *ud, uint32_t state, double v);
+  void (*assign)(void *ud, uint32_t disc, double v);
+} sys_actions_ops;
+int cdevs__sys_run_actions(const sys_action *acts, uint32_t n, const sys_actions_ops *ops, void *ud,
+                           const double *disc, double *pre);
+
 typedef struct sys_crossing {
   bc_code f;             /* the zero-crossing function */
   sys_action *on_rise;   /* handler when f becomes > 0 (when f > 0 / elsewhen …) */
