@@ -497,37 +497,6 @@ static int jumps(cdevs_ctx *cx, cv_state *s, double t, double *g0, uint8_t *done
   return rc;
 }
 
-/* zself: per crossing, whether its handlers reinit a state or assign a discrete its
- * function reads, directly or through algebraics. 0, or -1 out of memory. */
-static int self_changing(cv_state *s) {
-  const cdevs__sys_spec *sp = s->sp;
-  uint32_t na = sp->n_algs, *todo = malloc((na ? na : 1) * sizeof *todo);
-  uint8_t *seen = malloc(na ? na : 1);
-  if (!todo || !seen) return free(todo), free(seen), -1;
-  for (uint32_t z = 0; z < sp->n_cross; z++) {
-    const sys_crossing *c = &sp->cross[z];
-    memset(seen, 0, na);
-    uint32_t top = 0;
-    const bc_code *code = &c->f;
-    for (;;) { /* the function's code, then each algebraic it reaches, once */
-      for (uint32_t i = 0; i < code->n; i++) {
-        const bc_ins *in = &code->ins[i];
-        if (in->op == BC_ALG && !seen[in->arg]) seen[in->arg] = 1, todo[top++] = in->arg;
-        for (int side = 0; side < 2 && !s->zself[z]; side++) {
-          const sys_action *acts = side ? c->on_fall : c->on_rise;
-          for (uint32_t k = 0; k < (side ? c->n_fall : c->n_rise); k++)
-            if ((acts[k].reinit == ACT_REINIT && BC_READS_STATE(in->op) && in->arg == acts[k].target) ||
-                (acts[k].reinit == ACT_ASSIGN && (in->op == BC_DISC || in->op == BC_PRE) && in->arg == acts[k].target))
-              s->zself[z] = 1;
-        }
-      }
-      if (!top || s->zself[z]) break;
-      code = &sp->alg[todo[--top]];
-    }
-  }
-  free(todo), free(seen);
-  return 0;
-}
 
 /* ---- The atomic model ----------------------------------------------------------------- */
 
@@ -592,7 +561,7 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
     free(adeg), free(astate), free(st);
   }
   s->zeno_continue = a->zeno_continue;
-  if (self_changing(s)) return CDEVS_ENOMEM;
+  if (cdevs__sys_self_changing(sp, cdevs_ctx_alloc(cx), s->zself)) return CDEVS_ENOMEM;
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof *s->disc);
   memcpy(s->pre, sp->disc0, sp->n_discs * sizeof *s->pre);
   s->rng = sp->rng;

@@ -724,6 +724,38 @@ static void changes_begin(sys_state *s) {
 
 static int changes_end(cdevs_ctx *cx, sys_state *s, double t);
 
+int cdevs__sys_self_changing(const cdevs__sys_spec *sp, const cdevs_alloc *a, uint8_t *zself) {
+  uint32_t na = sp->n_algs ? sp->n_algs : 1;
+  uint32_t *todo = a->realloc(a->ud, NULL, 0, na * sizeof *todo);
+  uint8_t *seen = a->realloc(a->ud, NULL, 0, na);
+  int rc = todo && seen ? 0 : -1;
+  for (uint32_t z = 0; !rc && z < sp->n_cross; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    memset(seen, 0, na);
+    uint32_t top = 0;
+    const bc_code *code = &c->f;
+    zself[z] = 0;
+    for (;;) { /* the function's code, then each algebraic it reaches, once */
+      for (uint32_t i = 0; i < code->n && !zself[z]; i++) {
+        const bc_ins *in = &code->ins[i];
+        if (in->op == BC_ALG && !seen[in->arg]) seen[in->arg] = 1, todo[top++] = in->arg;
+        for (int side = 0; side < 2 && !zself[z]; side++) {
+          const sys_action *acts = side ? c->on_fall : c->on_rise;
+          for (uint32_t k = 0; k < (side ? c->n_fall : c->n_rise); k++)
+            if ((acts[k].reinit == ACT_REINIT && BC_READS_STATE(in->op) && in->arg == acts[k].target) ||
+                (acts[k].reinit == ACT_ASSIGN && (in->op == BC_DISC || in->op == BC_PRE) && in->arg == acts[k].target))
+              zself[z] = 1;
+        }
+      }
+      if (!top || zself[z]) break;
+      code = &sp->alg[todo[--top]];
+    }
+  }
+  if (todo) a->realloc(a->ud, todo, na * sizeof *todo, 0);
+  if (seen) a->realloc(a->ud, seen, na, 0);
+  return rc;
+}
+
 int cdevs__sys_run_actions(const sys_action *acts, uint32_t n, const sys_actions_ops *ops, void *ud,
                            const double *disc, double *pre) {
   for (uint32_t a = 0; a < n; a++) {
@@ -1072,19 +1104,8 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     }
     s->zquiet[z] = (uint8_t)quiet;
   }
-  /* Crossings whose handlers assign a discrete or reinit a state their function
-   * reads (directly or through algebraics): see plan_cross. */
-  for (uint32_t z = 0; z < nz; z++) {
-    const sys_crossing *c = &sp->cross[z];
-    for (int side = 0; side < 2 && !s->zself[z]; side++) {
-      const sys_action *acts = side ? c->on_fall : c->on_rise;
-      for (uint32_t k = 0; k < (side ? c->n_fall : c->n_rise) && !s->zself[z]; k++) {
-        const csr *by = acts[k].reinit == ACT_REINIT ? &s->sz : acts[k].reinit == ACT_ASSIGN ? &s->dz : NULL;
-        for (uint32_t i = by ? by->start[acts[k].target] : 0; by && i < by->start[acts[k].target + 1]; i++)
-          if (by->to[i] == z) s->zself[z] = 1;
-      }
-    }
-  }
+  /* Crossings whose handlers change what their function reads: see plan_cross. */
+  if (cdevs__sys_self_changing(sp, s->alloc, s->zself)) return CDEVS_ENOMEM;
   algs_for_outputs(cx, s, s->t);
   s->rng = sp->rng; /* handlers go on with the initial algorithm's stream */
   return CDEVS_OK;

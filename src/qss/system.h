@@ -146,6 +146,12 @@ typedef struct cdevs__sys_spec {
   const double *in0;
 } cdevs__sys_spec;
 
+/* zself: per crossing of sp, whether its handlers reinit a state or assign a discrete
+ * its function reads, directly or through algebraics (such a crossing's new side is
+ * the handler's doing, not a crossing: an ideal diode switching its own current).
+ * Scratch from a. 0, or -1 out of memory. */
+int cdevs__sys_self_changing(const cdevs__sys_spec *sp, const cdevs_alloc *a, uint8_t *zself);
+
 /* ---- Shared by the QSS system and the classical one (src/ode) ---- */
 
 /* What failed, for messages: a derivative, an algebraic, a crossing function, a state
