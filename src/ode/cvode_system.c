@@ -540,9 +540,9 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
     uint8_t *adeg = calloc(sp->n_algs ? sp->n_algs : 1, 1), *astate = calloc(sp->n_algs ? sp->n_algs : 1, 1);
     int *st = calloc(depth, sizeof *st);
     if (!adeg || !astate || !st) return free(adeg), free(astate), free(st), CDEVS_ENOMEM;
+    cdevs__sys_alg_degrees(sp, 0, 4, adeg, st);
     for (uint32_t g = 0; g < sp->n_algs; g++) {
       const bc_code *code = &sp->alg[g];
-      adeg[g] = (uint8_t)cdevs__bc_degree(code, 0, 4, adeg, st);
       for (uint32_t i = 0; i < code->n && !astate[g]; i++)
         astate[g] = (BC_READS_STATE(code->ins[i].op) && code->ins[i].arg < ns) ||
                     (code->ins[i].op == BC_ALG && astate[code->ins[i].arg]);

@@ -121,11 +121,7 @@ typedef struct sys_state {
   void *block;
 } sys_state;
 
-/* The algebraics' degrees in τ (at most cap) into deg, states counting as degree
- * qdeg. They read each other: passes until none changes (degrees only grow, so this
- * ends; in dependency order, the second pass checks). */
-static void alg_degrees(sys_state *s, int qdeg, int cap, uint8_t *deg, int *st) {
-  const cdevs__sys_spec *sp = s->sp;
+void cdevs__sys_alg_degrees(const cdevs__sys_spec *sp, int qdeg, int cap, uint8_t *deg, int *st) {
   for (int changed = 1; changed;) {
     changed = 0;
     for (uint32_t g = 0; g < sp->n_algs; g++) {
@@ -1001,8 +997,8 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   uint8_t *adeg = tmp_new(s, sp->n_algs);
   if (!dst || !adeg) return tmp_free(s, dst, depth * sizeof *dst), tmp_free(s, adeg, sp->n_algs), CDEVS_ENOMEM;
   memset(adeg, 0, sp->n_algs);
-  alg_degrees(s, m - 1, m, s->aord, dst);
-  alg_degrees(s, m - 1, m + 1, adeg, dst);
+  cdevs__sys_alg_degrees(sp, m - 1, m, s->aord, dst);
+  cdevs__sys_alg_degrees(sp, m - 1, m + 1, adeg, dst);
   for (uint32_t i = 0; i < ns; i++) {
     s->dord[i] = (uint8_t)cdevs__bc_degree(&sp->der[i], m - 1, m, s->aord, dst);
     s->dbeyond[i] = s->dord[i] == m;

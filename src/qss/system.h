@@ -146,6 +146,11 @@ typedef struct cdevs__sys_spec {
   const double *in0;
 } cdevs__sys_spec;
 
+/* The algebraics' degrees in τ (at most cap) into deg (zeroed by the caller), states
+ * counting as degree qdeg: passes until none changes (degrees only grow, so this ends;
+ * in dependency order, the second pass checks). st: cdevs__sys_stack_depth ints. */
+void cdevs__sys_alg_degrees(const cdevs__sys_spec *sp, int qdeg, int cap, uint8_t *deg, int *st);
+
 /* zself: per crossing of sp, whether its handlers reinit a state or assign a discrete
  * its function reads, directly or through algebraics (such a crossing's new side is
  * the handler's doing, not a crossing: an ideal diode switching its own current).
