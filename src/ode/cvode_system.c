@@ -36,6 +36,7 @@ typedef struct cv_state {
   const cdevs__qss_method *m; /* QSS3's: a state's q carries a series up to degree 2 */
   int bdf;
   int relations; /* crossings that are an equation's relation (side_disc): settle_sides' work */
+  int alg_outs, cont_outs; /* outputs that are algebraics; that are states or algebraics */
   double rtol, atol, t_end;
   SUNContext ctx;
   void *mem;
@@ -197,7 +198,7 @@ static int outputs_at(cdevs_ctx *cx, cv_state *s, double t) {
   for (int k = order + 1; k < 3; k++)
     for (uint32_t i = 0; i < ns; i++) c[k][i] = 0.0;
   load(s, t, c[0], c[1], c[2]);
-  int rc = eval_algs(s, t, 2);
+  int rc = s->alg_outs ? eval_algs(s, t, 2) : 0;
   for (uint32_t o = 0; !rc && o < sp->n_out; o++) {
     uint32_t i = sp->out_index[o];
     double *r = s->out[o];
@@ -218,11 +219,11 @@ static int outputs_at(cdevs_ctx *cx, cv_state *s, double t) {
    * step's start over the whole step, which for a long step (der(x) = 1, v =
    * cos(x)) is no solution at all. */
   s->tn = s->tstep;
-  for (int halvings = 0; halvings < 30 && isfinite(s->tn); halvings++) {
+  for (int halvings = 0; halvings < 30 && s->cont_outs && isfinite(s->tn); halvings++) {
     double b = s->tn, tau = b - t;
     if (CVodeGetDky(s->mem, b, 0, s->dy) < 0) break;
     load(s, b, y, NULL, NULL);
-    if (eval_algs(s, b, 0)) break; /* (the step's next evaluation reports it) */
+    if (s->alg_outs && eval_algs(s, b, 0)) break; /* (the step's next evaluation reports it) */
     int ok = 1;
     for (uint32_t o = 0; o < sp->n_out && ok; o++) {
       if (sp->out_kind[o] == 2) continue;
@@ -581,6 +582,7 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   if (ns == 0) NV_Ith_S(s->y, 0) = 0.0; /* (a model of discretes only: CVODE integrates 0) */
   /* Sides of the relations from the start values; samples at their first instants. */
   for (uint32_t z = 0; z < nz; z++) s->relations += sp->cross[z].side_disc != 0;
+  for (uint32_t o = 0; o < sp->n_out; o++) s->alg_outs += sp->out_kind[o] == 1, s->cont_outs += sp->out_kind[o] != 2;
   for (uint32_t z = 0; z < nz; z++)
     if (sp->cross[z].sample_interval > 0.0) s->disc[sp->cross[z].sample_disc] = cdevs__sys_first_sample(&sp->cross[z], s->t);
   if (settle_sides(cx, s, s->t)) return CDEVS_EMODEL;
