@@ -366,6 +366,49 @@ static void test_shared_semantics(void) {
   }
 }
 
+/* A when condition whose function starts at exactly 0 (Modelica: false at the start,
+ * a strict relation) and leaves 0 for the side where it holds becomes true then, and
+ * fires (the cuk converter's diode, s = 0 at the start and rising, stayed off under
+ * QSS, and under CVODE until s passed its hysteresis: uC 3 V off). Closed forms, under
+ * both CVODE methods and QSS1, QSS3 and LIQSS2 (each failed before the fix):
+ *   - x' = 1 + a, when x > 0 then a := 1: fires at 0, x(1) = 2 (was 1);
+ *   - y' = -1 - b, when y < 0 then b := 1: y(1) = -2 (was -1);
+ *   - u' = 1 + c, when u >= 0 then c := 1: holds at the start, never fires, u(1) = 1;
+ *   - when time > 0 then d := time: fires at 0 (d = 0, n = 1; it never fired);
+ *   - w identically 0 until e := 1 at 0.5, then w' = 1: when w > 0 fires then, and
+ *     z' = f gives z(1) = 0.5 (QSS took w's first side without firing). */
+static void test_when_from_zero(void) {
+  const char *text =
+      "model m\n  Real x(start = 0), y(start = 0), u(start = 0), w(start = 0), z(start = 0);\n"
+      "  discrete Real a(start = 0), b(start = 0), c(start = 0), d(start = -1), n(start = 0), e(start = 0),"
+      " f(start = 0);\n"
+      "equation\n  der(x) = 1 + a;\n  der(y) = -1 - b;\n  der(u) = 1 + c;\n  der(w) = e;\n  der(z) = f;\n"
+      "algorithm\n  when x > 0 then\n    a := 1;\n  end when;\n  when y < 0 then\n    b := 1;\n  end when;\n"
+      "  when u >= 0 then\n    c := 1;\n  end when;\n  when time > 0 then\n    d := time;\n    n := n + 1;\n"
+      "  end when;\n  when time > 0.5 then\n    e := 1;\n  end when;\n  when w > 0 then\n    f := 1;\n  end when;\n"
+      "  annotation(experiment(StopTime = 1, MMO_Output = {x, y, u, z, d, n}));\nend m;\n";
+  static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM, CDEVS_QSS1, CDEVS_QSS3, CDEVS_LIQSS2};
+  for (int mi = 0; mi < (int)COUNT(ms); mi++) {
+    run r;
+    probe p;
+    if (ode_start(&r, text, NULL, ms[mi], 1e-6, 1e-8)) continue;
+    if (!probe_start(&p, &r, -1) && run_to(&r, 1.0)) {
+      double x = probe_at(&p, "x", 1.0), y = probe_at(&p, "y", 1.0), u = probe_at(&p, "u", 1.0);
+      double z = probe_at(&p, "z", 1.0), d = probe_at(&p, "d", 1.0), n = probe_at(&p, "n", 1.0);
+      printf("from 0 under %s: x(1) = %.9g, y(1) = %.9g, u(1) = %.9g, z(1) = %.9g, d = %g, n = %g\n",
+             cdevs_qss_method_name(ms[mi]), x, y, u, z, d, n);
+      /* (QSS1 fires at x's first quantum, 1e-8 here: within 1e-6) */
+      CHECK_NEAR(x, 2.0, 1e-6);
+      CHECK_NEAR(y, -2.0, 1e-6);
+      CHECK_NEAR(u, 1.0, 1e-6);
+      CHECK_NEAR(z, 0.5, 1e-6);
+      CHECK_NEAR(d, 0.0, 0.0);
+      CHECK_NEAR(n, 1.0, 0.0);
+    }
+    run_close(&r);
+  }
+}
+
 int main(void) {
   test_bball();
   test_thermostat();
@@ -377,5 +420,6 @@ int main(void) {
   test_zeno();
   test_fast_time_condition();
   test_shared_semantics();
+  test_when_from_zero();
   return check_report("test_ode");
 }

@@ -811,13 +811,15 @@ static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *
  * Boolean expression g (and, or, not, relations of relations) is f = g - 1/2, rising,
  * with its relations as events, so that g changes only at their crossings and f then
  * jumps. sample(start, interval) is handled by the caller. */
-static int condition(comp *c, const node *cond, bc_code *f, int *dir) {
+static int condition(comp *c, const node *cond, bc_code *f, int *dir, int *strict) {
   c->rel_events = 1;
   int rc;
+  *strict = 1; /* (a Boolean's f, b - 0.5, is never 0) */
   if (cond->kind == X_BIN && (cond->op == T_GT || cond->op == T_GE || cond->op == T_LT || cond->op == T_LE)) {
     node diff = *cond;
     diff.op = T_MINUS;
     *dir = cond->op == T_GT || cond->op == T_GE ? 1 : -1;
+    *strict = cond->op == T_GT || cond->op == T_LT;
     rc = compile_expr(c, &diff, f);
   } else {
     *dir = 1;
@@ -990,8 +992,8 @@ static int when_item(comp *c, const node *n) {
       continue;
     }
     bc_code f = {0};
-    int dir;
-    if (condition(c, cond, &f, &dir)) {
+    int dir, strict;
+    if (condition(c, cond, &f, &dir, &strict)) {
       free(f.ins);
       return -1;
     }
@@ -1009,6 +1011,8 @@ static int when_item(comp *c, const node *n) {
       z->line = cond->line, z->col = cond->col;
       if (first == UINT32_MAX) first = c->ncross - 1;
     }
+    if (dir > 0) z->rise_strict = (uint8_t)strict;
+    else z->fall_strict = (uint8_t)strict;
     if (dir > 0 ? handler_list(c, n->kid[i + 1], &z->on_rise, &z->n_rise)
                 : handler_list(c, n->kid[i + 1], &z->on_fall, &z->n_fall))
       return -1;

@@ -499,6 +499,53 @@ static int jumps(cdevs_ctx *cx, cv_state *s, double t, double *g0, uint8_t *done
 }
 
 
+/* The start's when conditions whose functions are at exactly 0 and heading to the
+ * side where a strict condition holds (s > 0 rising): they become true now, their
+ * handlers run (Modelica's when; the QSS system's leaves_zero). The heading is the
+ * function's slope on the states' (y, f(y)); a function with slope 0 there keeps the
+ * side below 0, as before. Then what the handlers made jump. */
+static int zero_starts(cdevs_ctx *cx, cv_state *s, double t, int *any) {
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t nz = sp->n_cross;
+  int found = 0;
+  for (uint32_t z = 0; z < nz && !found; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    found = !c->side_disc && !(c->sample_interval > 0.0) && (c->rise_strict || c->fall_strict);
+  }
+  if (!found) return 0;
+  memset(s->done, 0, nz);
+  if (roots(t, s->y, s->g0, s) || rhs(t, s->y, s->dy, s) != 0) {
+    cdevs_ctx_fail(cx, "%s", s->err);
+    return -1;
+  }
+  load(s, t, NV_DATA_S(s->y), NV_DATA_S(s->dy), NULL);
+  if (eval_algs(s, t, 1)) {
+    cdevs_ctx_fail(cx, "%s", s->err);
+    return -1;
+  }
+  bc_env env = env_at(s, t, NULL);
+  int8_t *dir = (int8_t *)s->g1; /* (g1 is free until jumps: a byte per crossing) */
+  for (uint32_t z = 0; z < nz; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    double f[4];
+    dir[z] = 0;
+    if (c->side_disc || c->sample_interval > 0.0 || s->g0[z] - s->zsign[z] * s->zh[z] != 0.0) continue;
+    int bad = cdevs__bc_eval(&c->f, &env, 1, f, s->stack);
+    if (bad || !isfinite(f[1])) {
+      failed_at(s, SYS_CROSS, z, t, bad);
+      cdevs_ctx_fail(cx, "%s", s->err);
+      return -1;
+    }
+    if (f[1] > 0.0 && c->rise_strict && c->n_rise) dir[z] = 1;
+    if (f[1] < 0.0 && c->fall_strict && c->n_fall) dir[z] = -1;
+  }
+  int rc = 0;
+  for (uint32_t z = 0; z < nz && !rc; z++)
+    if (dir[z]) *any = 1, s->done[z] = 1, rc = handle(cx, s, z, dir[z], t);
+  return rc || !*any ? rc : jumps(cx, s, t, s->g0, s->done);
+}
+
+
 /* ---- The atomic model ----------------------------------------------------------------- */
 
 static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
@@ -586,12 +633,18 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   for (uint32_t z = 0; z < nz; z++)
     if (sp->cross[z].sample_interval > 0.0) s->disc[sp->cross[z].sample_disc] = cdevs__sys_first_sample(&sp->cross[z], s->t);
   if (settle_sides(cx, s, s->t)) return CDEVS_EMODEL;
-  /* Each crossing starts on the side its function is on (heading down from 0). */
+  /* Each crossing starts on the side its function is on; at exactly 0, on the side
+   * where its condition holds, if one does (f >= 0 holds at 0: a rise is no event),
+   * else below (a strict condition becoming true from 0 is zero_starts'). */
   if (nz && roots(s->t, s->y, s->g0, s)) { /* (zsign 0: no offset yet) */
     cdevs_ctx_fail(cx, "%s", s->err);
     return CDEVS_EMODEL;
   }
-  for (uint32_t z = 0; z < nz; z++) s->zsign[z] = (int8_t)(s->g0[z] > 0.0 ? 1 : -1);
+  for (uint32_t z = 0; z < nz; z++) {
+    const sys_crossing *c = &sp->cross[z];
+    int holds_at_0 = c->n_rise && !c->rise_strict && !c->side_disc;
+    s->zsign[z] = (int8_t)(s->g0[z] > 0.0 || (s->g0[z] == 0.0 && holds_at_0) ? 1 : -1);
+  }
   if (CVodeInit(s->mem, rhs, s->t, s->y) || CVodeSStolerances(s->mem, s->rtol, s->atol) ||
       CVodeSetUserData(s->mem, s) || CVodeSetErrHandlerFn(s->mem, cv_error, s) ||
       CVodeSetLinearSolver(s->mem, s->LS, s->A) ||
@@ -640,9 +693,10 @@ static void cv_int(cdevs_ctx *cx, void *state) {
     return;
   }
   if (!s->started) { /* the start: samples due now, then the first step */
-    int any = 0;
-    if (samples_due(cx, s, t, &any) || settle_sides(cx, s, t)) return;
-    (void)step(cx, s, t);
+    int any = 0, zero = 0;
+    if (samples_due(cx, s, t, &any) || settle_sides(cx, s, t) || zero_starts(cx, s, t, &zero)) return;
+    if (zero || any) (void)restart(cx, s, t); /* (a handler may have reinit a state) */
+    else (void)step(cx, s, t);
     return;
   }
   if (t < s->tstep) { /* within the step: the outputs again */

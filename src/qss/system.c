@@ -48,7 +48,8 @@ typedef struct sys_state {
   double *disc;
   double *pre; /* the discretes before the event a handler runs for (equal to disc outside one) */
   double (*stack)[4];
-  int8_t *zsign;
+  int8_t *zsign;      /* the side a crossing's function is on; 0 until it has left 0 */
+  int started;        /* sys_init is done: a function leaving 0 now is a crossing's */
   uint8_t *zjump;     /* the planned event is a jump seen at once, not a root */
   uint8_t *zquiet;    /* its handlers change nothing that is an output */
   double *zhyst;      /* hysteresis: leaving side s means reaching -s·h, not 0 */
@@ -601,6 +602,18 @@ static inline __attribute__((always_inline)) void schedule_cross(sys_state *s, u
   tfix(s, s->sp->n_states + z, tn);
 }
 
+/* Crossing z, on no side yet (its function has been exactly 0), heads to side `now`
+ * with its series f: whether that fires its handler. Only a when's crossing, whose
+ * condition for that direction is strict, and which is at 0 at the start or has been
+ * since (a function at f != 0 at the start is on its side: no event, as Modelica's
+ * when does not fire for a condition that holds at the start). */
+static int leaves_zero(const sys_state *s, uint32_t z, int now, const double *f) {
+  const sys_crossing *c = &s->sp->cross[z];
+  if (c->side_disc || c->sample_interval > 0.0) return 0;
+  if (!(now > 0 ? c->rise_strict && c->n_rise : c->fall_strict && c->n_fall)) return 0;
+  return f[0] == 0.0 || s->started;
+}
+
 /* Crossing z's plan from its function at t; requant: what moved it is a state's
  * requantization (not a reset, not a handler's assignment). */
 static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, int requant) {
@@ -640,6 +653,15 @@ static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, int req
   }
   if (s->zsign[z] != 0 && beyond == -s->zsign[z]) {
     tfix(s, item, t); /* the function jumped past the level (a discrete changed): now */
+    s->zjump[z] = 1;
+  } else if (s->zsign[z] == 0 && now != 0 && leaves_zero(s, z, now, f)) {
+    /* A when's function at exactly 0 at the start (or since), leaving 0 for the side
+     * where its strict condition holds (s > 0 heading up): the condition becomes
+     * true, an event now (Modelica; the cuk converter's diode, s = 0 at the start
+     * and rising, stayed off until the switch opened, 8.6 ns late, and its currents
+     * were 2 A off thereafter). */
+    s->zsign[z] = (int8_t)-now;
+    tfix(s, item, t);
     s->zjump[z] = 1;
   } else {
     if (s->zsign[z] == 0) s->zsign[z] = (int8_t)now;
@@ -1104,6 +1126,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   if (cdevs__sys_self_changing(sp, s->alloc, s->zself)) return CDEVS_ENOMEM;
   algs_for_outputs(cx, s, s->t);
   s->rng = sp->rng; /* handlers go on with the initial algorithm's stream */
+  s->started = 1;
   return CDEVS_OK;
 }
 
@@ -1431,7 +1454,7 @@ static void sys_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
         double f[4];
         if (eval_cross(cx, s, z, t, f)) return;
         int side = cdevs__side(f, s->zord[z]);
-        s->zsign[z] = (int8_t)side;
+        s->zsign[z] = (int8_t)(f[0] == 0.0 && !d ? 0 : side); /* (at 0: see leaves_zero) */
         if (d && side != 0 && side != s->disc[d - 1]) set_disc(s, d - 1, side);
       }
     s->in_seen[k] = 1;

@@ -105,6 +105,11 @@ typedef struct sys_crossing {
   uint32_t n_rise;
   sys_action *on_fall;   /* handler when f becomes < 0 */
   uint32_t n_fall;
+  /* Whether each direction's condition is a strict relation (f > 0, f < 0), false
+   * where f is 0: a when whose function starts at exactly 0 and leaves it that way
+   * fires then, as Modelica's does (the condition becomes true); `>=`/`<=`, true at
+   * 0, fire only on a later crossing. */
+  uint8_t rise_strict, fall_strict;
   /* A relation's crossing (an `if` of an equation): 1 + the discrete that holds f's
    * side (+1, -1), which the handlers keep and the system sets from f at the start;
    * 0 for a when clause's. */
