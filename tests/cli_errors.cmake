@@ -81,7 +81,7 @@ endif()
 # cdevs run: errors in the model file are located, bad flags exit 2, and a run
 # writes its CSV and ends with the summary line.
 expect_fail(1 "bad.mo:4:13: error: unknown variable 'y'" run bad.mo)
-expect_fail(2 "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3|mLIQSS1|mLIQSS2|CVODE_BDF|CVODE_AM, got 'RK4'" run good.mo --method RK4)
+expect_fail(2 "--method needs QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3|mLIQSS1|mLIQSS2|CVODE_BDF|CVODE_AM|LIQSS_BDF, got 'RK4'" run good.mo --method RK4)
 expect_fail(2 "--vars: unknown variable 'z'" run good.mo --vars z)
 expect_fail(2 "--jacobian needs exact|secant, got 'newton'" run good.mo --jacobian newton)
 expect_fail(2 "results are written as .csv, .mat (MAT v4) or .h5 (HDF5)" run good.mo --out r.txt)

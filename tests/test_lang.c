@@ -258,9 +258,9 @@ static void test_experiment_values(void) {
       {"StartTime=2", "m.mo:5:25: error: StopTime (1) must be after StartTime (2)"},
       {"MMO_Solver=QSS7", "m.mo:5:36: error: unknown MMO_Solver 'QSS7'; did you mean 'QSS1'?"},
       {"MMO_Solver=Euler", "m.mo:5:36: error: unknown MMO_Solver 'Euler' (QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, "
-                           "mLIQSS1, mLIQSS2, CVODE_BDF or CVODE_AM)"},
+                           "mLIQSS1, mLIQSS2, CVODE_BDF, CVODE_AM or LIQSS_BDF)"},
       {"method=3", "m.mo:5:32: error: method needs a method name: QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, "
-                   "mLIQSS1, mLIQSS2, CVODE_BDF or CVODE_AM"},
+                   "mLIQSS1, mLIQSS2, CVODE_BDF, CVODE_AM or LIQSS_BDF"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     snprintf(text, sizeof text, "model m\n  Real x(start=1);\nequation\n  der(x) = -x;\n"

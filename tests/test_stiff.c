@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cdevs/ode.h"
 #include "mo_run.h"
 #include "reference.h"
 
@@ -203,8 +204,190 @@ static void test_tyson(void) {
   run_close(&r);
 }
 
+/* ---- LIQSS_BDF: a classical part (CVODE's BDF) beside a LIQSS2 one ---------------- */
+
+/* run_text with CVODE at hand (for LIQSS_BDF's classical part). */
+static int mixed_start(run *r, const char *text, cdevs_qss_method method, double tol, double abstol) {
+  memset(r, 0, sizeof *r);
+  if (!(r->mo = mo_from_text(text))) return -1;
+  cdevs_mo_set_ode(r->mo, &cdevs_ode_cvode);
+  return run_start(r, method, tol, abstol);
+}
+
+/* x' = -k(x - y - u) in the classical part, y' = -y under LIQSS2, u := 1 at t = 1 (a
+ * discrete: a jump that restarts the classical part). Closed form: with A = k/(k - 1),
+ * x = A(e^-t - e^-kt) before 1; after, x = 1 + A e^-t + C e^-k(t-1), C = x(1) - 1 - A/e. */
+static double mixed_exact(double t) {
+  const double k = 1000, A = k / (k - 1);
+  double x1 = A * (exp(-1.0) - exp(-k));
+  return t <= 1 ? A * (exp(-t) - exp(-k * t)) : 1 + A * exp(-t) + (x1 - 1 - A * exp(-1.0)) * exp(-k * (t - 1));
+}
+
+static void test_mixed_closed_form(void) {
+  const char *text = "model m\n  Real x(start = 0), y(start = 1);\n  discrete Real u(start = 0);\nequation\n"
+                     "  der(x) = -1000 * (x - y - u);\n  der(y) = -y;\nalgorithm\n  when time > 1 then\n    u := 1;\n"
+                     "  end when;\n  annotation(experiment(StopTime = 2, MMO_BDF_Part = {x}, MMO_Output = {x, y}));\nend m;\n";
+  run r;
+  probe p;
+  if (mixed_start(&r, text, CDEVS_LIQSS_BDF, 1e-6, 1e-8)) return;
+  if (!probe_start(&p, &r, -1)) {
+    static const double ts[] = {0.001, 0.01, 0.5, 1.0, 1.001, 1.003, 1.01, 1.5, 2.0};
+    double worst = 0;
+    for (int i = 0; i < (int)COUNT(ts) && run_to(&r, ts[i]); i++) {
+      double x = probe_at(&p, "x", ts[i]), e = mixed_exact(ts[i]);
+      worst = worst_of(worst, fabs(x - e));
+    }
+    cdevs_mo_stats st;
+    cdevs_mo_stats_sim(r.mo, r.sim, &st);
+    printf("LIQSS_BDF closed form: worst |x - exact| %.3g, %llu classical state(s), %llu CVODE steps, %llu syncs\n", worst,
+           (unsigned long long)st.bdf_states, (unsigned long long)st.bdf_steps, (unsigned long long)st.syncs);
+    CHECK_EQ_INT((int)st.bdf_states, 1);
+    CHECK(st.bdf_steps > 0 && st.syncs > 0);
+    /* x's band, 1e-6·|x| + 1e-8 <= 1.4e-6, plus y's quantum (1e-6·y), which x follows:
+     * 3e-6. (Before the classical part's synchronizations were held to its outputs'
+     * extrapolation error, x read 3.9e-5 off at t = 0.001.) */
+    CHECK(worst < 3e-6);
+  }
+  run_close(&r);
+}
+
+/* QSS Solver's advection-reaction-diffusion problem (mixed-mode/adr), N = 200: the
+ * right half diffusive (d = 10, stiff) by BDF, the left (d = 1e-6) by LIQSS2. The
+ * reference: CVODE on right-hand sides written here in C (rtol 1e-9). The front's
+ * arrival (u > 0.5) at u[50], u[101] (the first classical state) and u[150]. */
+enum { ADR_N = 200 };
+static void adr_rhs(double t, const double *u, double *du, void *ud) {
+  (void)t, (void)ud;
+  const double a = 1, r = 1000, dx = 10.0 / ADR_N, dx2 = dx * dx;
+  for (int i = 0; i < ADR_N; i++) {
+    double d = i + 1 >= ADR_N / 2 ? 10 : 1e-6, left = i ? u[i - 1] : 1, right = i + 1 < ADR_N ? u[i + 1] : 0;
+    double diff = i + 1 < ADR_N ? right - 2 * u[i] + left : u[i] - 2 * u[i] + left; /* (as the model writes u[N]) */
+    du[i] = -a * (u[i] - left) / dx + d * diff / dx2 + r * u[i] * u[i] * (1 - u[i]);
+  }
+}
+
+static void test_mixed_adr(void) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "model adr\n  constant Integer N = %d;\n  parameter Real a = 1, r = 1000, L = 10, dx = L / N, dx2 = dx ^ 2;\n"
+           "  parameter Real d[N];\n  Real u[N];\ninitial algorithm\n  for i in N / 2:N loop\n    d[i] := 10;\n"
+           "  end for;\n  for i in 1:N / 2 - 1 loop\n    d[i] := 1e-6;\n  end for;\nequation\n"
+           "  der(u[1]) = -a * (u[1] - 1) / dx + d[1] * (u[2] - 2 * u[1] + 1) / dx2 + r * (u[1] ^ 2) * (1 - u[1]);\n"
+           "  der(u[N]) = -a * (u[N] - u[N - 1]) / dx + d[N] * (u[N] - 2 * u[N] + u[N - 1]) / dx2 + r * (u[N] ^ 2) * (1 - u[N]);\n"
+           "  for i in 2:N - 1 loop\n"
+           "    der(u[i]) = -a * (u[i] - u[i - 1]) / dx + d[i] * (u[i + 1] - 2 * u[i] + u[i - 1]) / dx2 + r * (u[i] ^ 2) * (1 - u[i]);\n"
+           "  end for;\n  annotation(experiment(StopTime = 5, MMO_BDF_Part = {u[N / 2:N]}, MMO_Output = {u[50], u[101], u[150]},"
+           " Tolerance = 1e-3, AbsTolerance = 1e-3));\nend adr;\n", ADR_N);
+  enum { NT = 501 };
+  static double tg[NT], ref[NT * ADR_N];
+  double x0[ADR_N] = {0};
+  char err[200];
+  for (int k = 0; k < NT; k++) tg[k] = 0.01 * k;
+  int rc = ref_ode(adr_rhs, NULL, ADR_N, x0, 0.0, 1e-9, 1e-12, tg, NT, ref, err, sizeof err);
+  CHECK(rc == 0);
+  if (rc) {
+    fprintf(stderr, "  %s\n", err);
+    return;
+  }
+  static const int at[] = {50, 101, 150};
+  double arrive_ref[3], arrive[3][2];
+  for (int j = 0; j < 3; j++) {
+    arrive_ref[j] = NAN;
+    for (int k = 1; k < NT && isnan(arrive_ref[j]); k++)
+      if (ref[k * ADR_N + at[j] - 1] > 0.5) {
+        double a = ref[(k - 1) * ADR_N + at[j] - 1], b = ref[k * ADR_N + at[j] - 1];
+        arrive_ref[j] = tg[k - 1] + (tg[k] - tg[k - 1]) * (0.5 - a) / (b - a);
+      }
+  }
+  uint64_t steps[2] = {0, 0};
+  static const cdevs_qss_method ms[] = {CDEVS_LIQSS_BDF, CDEVS_LIQSS2};
+  for (int mi = 0; mi < 2; mi++) {
+    run r;
+    probe p;
+    if (mixed_start(&r, text, ms[mi], 1e-3, 1e-3)) continue;
+    if (probe_start(&p, &r, -1)) {
+      run_close(&r);
+      continue;
+    }
+    static const char *names[] = {"u[50]", "u[101]", "u[150]"};
+    double prev[3] = {0, 0, 0};
+    for (int j = 0; j < 3; j++) arrive[j][mi] = NAN;
+    for (int k = 1; k < NT && run_to(&r, tg[k]); k++)
+      for (int j = 0; j < 3; j++) {
+        double v = probe_at(&p, names[j], tg[k]);
+        if (isnan(arrive[j][mi]) && v > 0.5) arrive[j][mi] = tg[k - 1] + 0.01 * (0.5 - prev[j]) / (v - prev[j]);
+        prev[j] = v;
+      }
+    cdevs_mo_stats st;
+    cdevs_mo_stats_sim(r.mo, r.sim, &st);
+    steps[mi] = st.steps;
+    printf("adr N=%d under %s: %llu steps (%llu of CVODE's, %llu syncs); front at u[50] %.4f, u[101] %.4f, u[150] "
+           "%.4f (reference %.4f, %.4f, %.4f)\n", ADR_N, cdevs_qss_method_name(ms[mi]), (unsigned long long)st.steps,
+           (unsigned long long)st.bdf_steps, (unsigned long long)st.syncs, arrive[0][mi], arrive[1][mi], arrive[2][mi],
+           arrive_ref[0], arrive_ref[1], arrive_ref[2]);
+    /* The front moves about 1 cell per 0.01 s: 0.02 s is two cells, and the grid of
+     * the probe is 0.01 s. */
+    for (int j = 0; j < 3; j++) CHECK(fabs(arrive[j][mi] - arrive_ref[j]) < 0.02);
+    if (mi == 0) CHECK_EQ_INT((int)st.bdf_states, ADR_N / 2 + 1);
+    run_close(&r);
+  }
+  /* BDF takes the stiff half in far fewer steps than LIQSS2 (2.3M against 14k at N =
+   * 1000, bench/stiff.sh): ten times fewer at least. */
+  CHECK(steps[0] > 0 && steps[0] * 10 < steps[1]);
+}
+
+/* LIQSS_BDF's classical part when the model names none, as QSS Solver chooses it:
+ * every state but those whose derivatives read a discrete a handler assigns (a),
+ * and, at depth d, the states d - 1 rings out from those that read them (b, then c). */
+static void test_mixed_part(void) {
+  for (int depth = 1; depth <= 3; depth++) {
+    char text[768];
+    snprintf(text, sizeof text,
+             "model m\n  Real a(start = 1), b(start = 1), c(start = 1), e(start = 1);\n  discrete Real k(start = 1);\n"
+             "equation\n  der(a) = -k * a;\n  der(b) = a - b;\n  der(c) = b - c;\n  der(e) = -e;\nalgorithm\n"
+             "  when time > 0.5 then\n    k := 2;\n  end when;\n"
+             "  annotation(experiment(StopTime = 1, MMO_BDF_PDepth = %d, MMO_Output = {a, e}));\nend m;\n", depth);
+    run r;
+    probe p;
+    if (mixed_start(&r, text, CDEVS_LIQSS_BDF, 1e-6, 1e-8)) continue;
+    if (!probe_start(&p, &r, -1) && run_to(&r, 1.0)) {
+      cdevs_mo_stats st;
+      cdevs_mo_stats_sim(r.mo, r.sim, &st);
+      CHECK_EQ_INT((int)st.bdf_states, 4 - depth);
+      /* a = e^-t, then e^-(0.5 + 2(t - 0.5)); e = e^-t by BDF at every depth */
+      CHECK_NEAR(probe_at(&p, "a", 1.0), exp(-1.5), 1e-5);
+      CHECK_NEAR(probe_at(&p, "e", 1.0), exp(-1.0), 1e-5);
+    }
+    run_close(&r);
+  }
+  load_fails("model m\n  Real x(start = 1);\n  discrete Real u;\nequation\n  der(x) = -x;\n"
+             "  annotation(experiment(MMO_BDF_Part = {u}));\nend m;\n",
+             "m.mo:6:41: error: MMO_BDF_Part lists states: 'u' is not one");
+  load_fails("model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\n"
+             "  annotation(experiment(MMO_BDF_PDepth = -1));\nend m;\n",
+             "m.mo:5:25: error: MMO_BDF_PDepth is -1: it needs a whole number from 0 to 1000");
+  /* A handler may not reinit a state of the classical part (whose CVODE would not
+   * see it): a named error when the model is added, not a run that ignores it. */
+  cdevs_mo *mo = mo_from_text("model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\nalgorithm\n"
+                              "  when x < 0.5 then\n    reinit(x, 1);\n  end when;\n"
+                              "  annotation(experiment(MMO_BDF_Part = {x}));\nend m;\n");
+  if (mo) {
+    cdevs_model *root = cdevs_root_new(NULL, "t");
+    cdevs_mo_set_ode(mo, &cdevs_ode_cvode);
+    CHECK(cdevs_mo_add(root, "m", mo, CDEVS_LIQSS_BDF, 1e-6, 1e-8) == NULL);
+    const char *msg = cdevs_model_errmsg(root);
+    printf("reinit of a classical state: %s\n", msg);
+    CHECK(strstr(msg, "LIQSS_BDF: the when clause at m.mo:6:10 reinits 'x', a state of the classical part") != NULL);
+    cdevs_model_free(root);
+    cdevs_mo_free(mo);
+  }
+}
+
 int main(void) {
   test_pair();
   test_tyson();
+  test_mixed_closed_form();
+  test_mixed_adr();
+  test_mixed_part();
   return check_report("test_stiff");
 }

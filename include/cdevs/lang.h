@@ -127,6 +127,9 @@ struct cdevs_mo_stats {
   uint64_t zeno;      /* accumulations of events found and run through (CDEVS_ZENO_CONTINUE) */
   double zeno_t;      /* where the first was estimated to accumulate */
   uint64_t paired;    /* mLIQSS: requantizations taken with another state's (counted in steps) */
+  uint64_t syncs;     /* LIQSS_BDF: synchronizations of the classical part */
+  uint64_t bdf_steps; /* LIQSS_BDF: CVODE's steps in the classical part (counted in steps too) */
+  uint64_t bdf_states; /* LIQSS_BDF: the states in the classical part */
 };
 void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st);
 /* The same summed over the whole model in sim (the equation system and the

@@ -33,12 +33,16 @@ typedef enum cdevs_qss_method {
    * SUNDIALS CVODE with BDF (stiff) or Adams-Moulton (libcdevs_ode, cdevs/ode.h).
    * Only a model file's method (cdevs_mo_method_parse); blocks take QSS methods. */
   CDEVS_CVODE_BDF = 16,
-  CDEVS_CVODE_AM
+  CDEVS_CVODE_AM,
+  /* Mixed mode (QSS Solver's LIQSS_BDF): the states of MMO_BDF_Part (or, without
+   * it, every state no event touches) integrated by CVODE's BDF, the others by
+   * LIQSS2, the two parts two atomic models exchanging their values (cdevs/lang.h). */
+  CDEVS_LIQSS_BDF
 } cdevs_qss_method;
 
 /* Parses "QSS2", "qss2", "LIQSS3", "mLIQSS2", … (any case); returns 0 and sets *m, or -1. */
 int cdevs_qss_method_parse(const char *name, cdevs_qss_method *m);
-/* "QSS1", …, "LIQSS3", "mLIQSS1", "mLIQSS2" (and "CVODE_BDF", "CVODE_AM"); NULL for an unknown value. */
+/* "QSS1", …, "LIQSS3", "mLIQSS1", "mLIQSS2" (and "CVODE_BDF", "CVODE_AM", "LIQSS_BDF"); NULL for an unknown value. */
 const char *cdevs_qss_method_name(cdevs_qss_method m);
 /* 1 for a method that pairs the states of an equation system (mLIQSS1/2), which an
  * integrator block, alone with its state, cannot do; 0 otherwise. */

@@ -150,7 +150,7 @@ static const char *signal_name(int sig) {
 
 static const cli_opt run_opts[] = {
     {"stop", "T", "stop time (default: the model's StopTime)"},
-    {"method", "M", "QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, mLIQSS1, mLIQSS2, or CVODE_BDF / CVODE_AM (the equations by SUNDIALS CVODE; blocks stay QSS) (default: the model's)"},
+    {"method", "M", "QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, mLIQSS1, mLIQSS2, CVODE_BDF / CVODE_AM (the equations by SUNDIALS CVODE; blocks stay QSS), or LIQSS_BDF (MMO_BDF_Part's states by CVODE's BDF, the rest by LIQSS2) (default: the model's)"},
     {"tol", "R", "relative tolerance (quantum dQrel)"},
     {"abstol", "A", "absolute tolerance (quantum dQmin)"},
     {"out", "FILE", "results as .csv, .mat (MAT v4) or .h5 (HDF5); default results/MODEL.csv"},
@@ -296,7 +296,7 @@ int cli_run(int argc, char **argv) {
       if (cli_parse_double(v, &stop)) return cli_bad_value(&p, "a time");
     } else if (cli_is(&p, "method")) {
       if (cdevs_mo_method_parse(v, &method))
-        return cli_bad_value(&p, "QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3|mLIQSS1|mLIQSS2|CVODE_BDF|CVODE_AM");
+        return cli_bad_value(&p, "QSS1|QSS2|QSS3|LIQSS1|LIQSS2|LIQSS3|mLIQSS1|mLIQSS2|CVODE_BDF|CVODE_AM|LIQSS_BDF");
     } else if (cli_is(&p, "jacobian")) {
       if (strcmp(v, "exact") && strcmp(v, "secant")) return cli_bad_value(&p, "exact|secant");
       jac = strcmp(v, "exact") ? CDEVS_JAC_SECANT : CDEVS_JAC_EXACT;
@@ -492,11 +492,16 @@ int cli_run(int argc, char **argv) {
   free(kept);
   cdevs_mo_stats ms;
   cdevs_mo_stats_sim(mo, sim, &ms);
-  char stopped[192] = "";
+  char stopped[256] = "";
   if (sig) snprintf(stopped, sizeof stopped, " interrupted at t=%.17g (%s)", t_end, signal_name(sig));
   if (ms.paired) {
     size_t n = strlen(stopped);
     snprintf(stopped + n, sizeof stopped - n, " paired=%llu", (unsigned long long)ms.paired);
+  }
+  if (ms.syncs) {
+    size_t n = strlen(stopped);
+    snprintf(stopped + n, sizeof stopped - n, " bdf_steps=%llu syncs=%llu", (unsigned long long)ms.bdf_steps,
+             (unsigned long long)ms.syncs);
   }
   if (ms.zeno) {
     size_t n = strlen(stopped);

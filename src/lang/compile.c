@@ -717,7 +717,7 @@ static const struct {
   int same;
 } mmo_solvers[] = {{"QSS", CDEVS_QSS1, 1},        {"LIQSS", CDEVS_LIQSS1, 1},    {"CQSS", CDEVS_QSS1, 0},
                    {"QSS4", CDEVS_QSS3, 0},       {"mLIQSS", CDEVS_MLIQSS1, 1},  {"mLIQSS3", CDEVS_MLIQSS2, 0},
-                   {"LIQSS_BDF", CDEVS_LIQSS2, 0}, {"DASSL", CDEVS_CVODE_BDF, 0}, {"DOPRI", CDEVS_CVODE_AM, 0},
+                   {"DASSL", CDEVS_CVODE_BDF, 0}, {"DOPRI", CDEVS_CVODE_AM, 0},
                    {"IDA", CDEVS_CVODE_BDF, 0}};
 #define N_MMO_SOLVERS (sizeof mmo_solvers / sizeof mmo_solvers[0])
 
@@ -743,17 +743,17 @@ static void annot_method(comp *c, const annot *a, cdevs_qss_method *out) {
   size_t n = 0;
   for (int m = CDEVS_QSS1; m <= CDEVS_MLIQSS2; m++)
     if (cdevs_qss_method_name((cdevs_qss_method)m)) names[n++] = cdevs_qss_method_name((cdevs_qss_method)m);
-  names[n++] = "CVODE_BDF", names[n++] = "CVODE_AM";
+  names[n++] = "CVODE_BDF", names[n++] = "CVODE_AM", names[n++] = "LIQSS_BDF";
   for (size_t i = 0; i < N_MMO_SOLVERS; i++) names[n++] = mmo_solvers[i].name;
   const char *hint = nm ? lang_suggest(nm, names, n) : NULL;
   if (hint)
     lang_error(c->d, v->line, v->col, "unknown %s '%s'; did you mean '%s'?", a->key, nm, hint);
   else if (nm)
-    lang_error(c->d, v->line, v->col, "unknown %s '%s' (QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, mLIQSS1, mLIQSS2, CVODE_BDF or "
-               "CVODE_AM)", a->key, nm);
+    lang_error(c->d, v->line, v->col, "unknown %s '%s' (QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, mLIQSS1, mLIQSS2, CVODE_BDF, "
+               "CVODE_AM or LIQSS_BDF)", a->key, nm);
   else
-    lang_error(c->d, v->line, v->col, "%s needs a method name: QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, mLIQSS1, mLIQSS2, CVODE_BDF "
-               "or CVODE_AM", a->key);
+    lang_error(c->d, v->line, v->col, "%s needs a method name: QSS1, QSS2, QSS3, LIQSS1, LIQSS2, LIQSS3, mLIQSS1, mLIQSS2, CVODE_BDF, "
+               "CVODE_AM or LIQSS_BDF", a->key);
 }
 
 /* Room for one more output in each of the output arrays; -1 when out of memory. */
@@ -881,6 +881,32 @@ static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
   return 0;
 }
 
+/* MMO_BDF_Part = {u[N/2:N], y}: the states LIQSS_BDF integrates by BDF, as a mask
+ * (mo->bdf_part). Read as outputs are, before them (the list is emptied after). */
+static int bdf_states(comp *c, cdevs_mo *mo, const node *v) {
+  int nk = v->kind == X_ARRAY ? v->nkid : 1;
+  mo->bdf_part = calloc(mo->spec.n_states + 1, 1);
+  if (!mo->bdf_part) return c->oom = 1, -1;
+  for (int k = 0; k < nk; k++) {
+    const node *r = v->kind == X_ARRAY ? v->kid[k] : v;
+    if (r->kind != X_REF || strchr(r->name, '.')) {
+      lang_error(c->d, r->line, r->col, "MMO_BDF_Part lists the model's states");
+      return -1;
+    }
+    mo->n_out = 0;
+    if (output_ref(c, mo, r)) return -1;
+    for (uint32_t o = 0; o < mo->n_out; o++) {
+      if (mo->out_kind[o] != 0) {
+        lang_error(c->d, r->line, r->col, "MMO_BDF_Part lists states: '%s' is not one", mo->out_names[o]);
+        return -1;
+      }
+      mo->bdf_part[mo->out_index[o]] = 1;
+    }
+  }
+  mo->n_out = 0;
+  return 0;
+}
+
 /* Evaluates every component's modifiers into its params struct. */
 static int comp_params(comp *c, cdevs_mo *mo) {
   int rc = 0;
@@ -987,6 +1013,8 @@ void cdevs_mo_free(cdevs_mo *mo) {
   free(mo->ins), free(mo->in0), free(mo->in_names), free(mo->links);
   free(mo->comps), free(mo->conns), free(mo->out_port);
   free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
+  if (mo->split_made) cdevs__sys_split_free(&mo->split);
+  free(mo->bdf_part);
   free(mo->names), free(mo->cls), free(mo->cidx), free(mo->out_kind), free(mo->out_index);
   free(mo->out_names);
   free(mo);
@@ -1150,8 +1178,9 @@ static int compile(comp *c, cdevs_mo *mo) {
   spec_codes(sp, fold_code, sp->params);
   /* The experiment. */
   mo->exp = (cdevs_mo_experiment){0.0, 1.0, 1e-3, 1e-6, CDEVS_QSS3};
-  const node *outputs = NULL;
+  const node *outputs = NULL, *bdf_part = NULL;
   const annot *start = NULL, *stop = NULL;
+  mo->bdf_depth = 1;
   int bad_exp = c->d->errors;
   for (size_t i = 0; i < m->nannots; i++) {
     const annot *a = &m->annots[i];
@@ -1170,6 +1199,22 @@ static int compile(comp *c, cdevs_mo *mo) {
       outputs = a->value;
     } else if (!strcmp(a->key, "MMO_Solver") || !strcmp(a->key, "method")) {
       annot_method(c, a, &mo->exp.method);
+    } else if (!strcmp(a->key, "MMO_BDF_Part")) {
+      bdf_part = a->value;
+    } else if (!strcmp(a->key, "MMO_BDF_PDepth")) {
+      double v;
+      if (!annot_number(c, a, &v)) {
+        if (!(v >= 0 && v <= 1000 && v == (int)v))
+          lang_error(c->d, a->line, a->col, "MMO_BDF_PDepth is %g: it needs a whole number from 0 to 1000", v);
+        else
+          mo->bdf_depth = (int)v;
+      }
+    } else if (!strcmp(a->key, "MMO_BDF_Max_Step")) {
+      double v;
+      if (!annot_number(c, a, &v)) {
+        if (!(v >= 0 && v < INFINITY)) lang_error(c->d, a->line, a->col, "MMO_BDF_Max_Step is %g: it needs a value >= 0 (0: none)", v);
+        else mo->bdf_max_step = v;
+      }
     }
   }
   if (c->d->errors != bad_exp) return -1;
@@ -1180,6 +1225,7 @@ static int compile(comp *c, cdevs_mo *mo) {
     return -1;
   }
   if (comp_params(c, mo)) return -1;
+  if (bdf_part && bdf_states(c, mo, bdf_part)) return -1;
   if (outputs) {
     if (outputs->kind == X_ARRAY) {
       for (int k = 0; k < outputs->nkid; k++)

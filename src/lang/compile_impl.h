@@ -139,6 +139,17 @@ struct cdevs_mo {
   cdevs__sys_arg arg;
   const cdevs_mo_ode *ode;    /* cdevs_mo_set_ode's */
   const cdevs_mo_ode *in_use; /* the system's integrator since cdevs_mo_add (NULL: QSS) */
+  /* LIQSS_BDF: MMO_BDF_Part's states (per state; NULL: chosen as QSS Solver does,
+   * see mixed_part), MMO_BDF_PDepth, MMO_BDF_Max_Step; and since cdevs_mo_add, the
+   * split system, its classical part's atomic model and argument. */
+  uint8_t *bdf_part;
+  int bdf_depth;
+  double bdf_max_step;
+  cdevs__sys_split split;
+  int split_made;
+  cdevs_model *bdf;
+  cdevs__sys_arg bdf_arg;
+  uint32_t bdf_states; /* in the classical part */
 };
 
 

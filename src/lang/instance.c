@@ -27,6 +27,7 @@ int cdevs_mo_method_parse(const char *name, cdevs_qss_method *m) {
   if (!name) return -1;
   if (!strcasecmp(name, "CVODE_BDF")) return *m = CDEVS_CVODE_BDF, 0; /* (any case, as the QSS methods) */
   if (!strcasecmp(name, "CVODE_AM")) return *m = CDEVS_CVODE_AM, 0;
+  if (!strcasecmp(name, "LIQSS_BDF")) return *m = CDEVS_LIQSS_BDF, 0;
   return cdevs_qss_method_parse(name, m);
 }
 
@@ -169,10 +170,127 @@ static const char *kernel_name(char *buf, size_t n, const char *name) {
   return buf;
 }
 
+/* LIQSS_BDF's classical part, per state, when the model names none (MMO_BDF_Part),
+ * as QSS Solver chooses it: every state but those an event touches (whose derivative
+ * reads a discrete a handler assigns, or that a handler reinits), and, for a depth
+ * d > 1, the states whose derivatives read those, d - 1 rings out. 0, or -1 out of
+ * memory. */
+static int mixed_part(const cdevs__sys_spec *sp, int depth, uint8_t *classical) {
+  uint32_t ns = sp->n_states, na = sp->n_algs, nd = sp->n_discs;
+  uint8_t *hd = calloc(nd + 1, 1), *ad = calloc(na + 1, 1), *as = calloc((size_t)(na + 1) * (ns + 1), 1);
+  uint8_t *ring = calloc(ns + 1, 1);
+  if (!hd || !ad || !as || !ring) return free(hd), free(ad), free(as), free(ring), -1;
+  for (uint32_t i = 0; i < ns; i++) classical[i] = 1;
+  for (uint32_t z = 0; z < sp->n_cross; z++)
+    for (int side = 0; side < 2; side++) {
+      const sys_crossing *c = &sp->cross[z];
+      const sys_action *acts = side ? c->on_fall : c->on_rise;
+      for (uint32_t k = 0; k < (side ? c->n_fall : c->n_rise); k++) {
+        if (acts[k].reinit == ACT_ASSIGN) hd[acts[k].target] = 1;
+        if (acts[k].reinit == ACT_REINIT) classical[acts[k].target] = 0;
+      }
+    }
+  /* Algebraics that read such a discrete (in order: each reads only earlier ones). */
+  for (uint32_t a = 0; a < na; a++)
+    for (uint32_t i = 0; i < sp->alg[a].n; i++) {
+      const bc_ins *in = &sp->alg[a].ins[i];
+      if ((in->op == BC_DISC && hd[in->arg]) || (in->op == BC_ALG && ad[in->arg])) ad[a] = 1;
+    }
+  for (uint32_t j = 0; j < ns; j++)
+    for (uint32_t i = 0; i < sp->der[j].n; i++) {
+      const bc_ins *in = &sp->der[j].ins[i];
+      if ((in->op == BC_DISC && hd[in->arg]) || (in->op == BC_ALG && ad[in->arg])) classical[j] = 0;
+    }
+  /* The rings: states whose derivative reads a state of the last ring (through
+   * algebraics too). */
+  for (uint32_t i = 0; i < ns; i++) ring[i] = !classical[i];
+  for (int d = 1; d < depth; d++) {
+    memset(ad, 0, na + 1);
+    for (uint32_t a = 0; a < na; a++)
+      for (uint32_t i = 0; i < sp->alg[a].n; i++) {
+        const bc_ins *in = &sp->alg[a].ins[i];
+        if ((BC_READS_STATE(in->op) && in->arg < ns && ring[in->arg]) || (in->op == BC_ALG && ad[in->arg])) ad[a] = 1;
+      }
+    uint8_t *next = as; /* (scratch) */
+    memset(next, 0, ns + 1);
+    for (uint32_t j = 0; j < ns; j++)
+      for (uint32_t i = 0; i < sp->der[j].n && classical[j]; i++) {
+        const bc_ins *in = &sp->der[j].ins[i];
+        if ((BC_READS_STATE(in->op) && in->arg < ns && ring[in->arg]) || (in->op == BC_ALG && ad[in->arg])) next[j] = 1;
+      }
+    for (uint32_t j = 0; j < ns; j++)
+      if (next[j]) classical[j] = 0;
+    memcpy(ring, next, ns);
+  }
+  free(hd), free(ad), free(as), free(ring);
+  return 0;
+}
+
+/* LIQSS_BDF: the system split (mo->split) into its QSS part, the "equations" atomic
+ * model (LIQSS2) in holder, and its classical part, "bdf" (CVODE's BDF, lagging),
+ * linked. The outputs' ports (mo->out_port, link_port) are then the parts'. 0, or -1
+ * (the reason on parent). */
+static int add_mixed(cdevs_model *parent, cdevs_model *holder, cdevs_mo *mo, uint32_t *link_port) {
+  cdevs__sys_spec *sp = &mo->spec;
+  uint32_t ns = sp->n_states;
+  uint8_t *cl = malloc(ns + 1);
+  if (!cl) return cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory"), -1;
+  if (mo->bdf_part) memcpy(cl, mo->bdf_part, ns);
+  else if (mixed_part(sp, mo->bdf_depth, cl)) return free(cl), cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory"), -1;
+  mo->bdf_states = 0;
+  for (uint32_t i = 0; i < ns; i++) mo->bdf_states += cl[i];
+  char err[400];
+  if (mo->split_made) cdevs__sys_split_free(&mo->split), mo->split_made = 0;
+  int rc = cdevs__sys_split_make(sp, cl, &mo->split, err, sizeof err);
+  free(cl);
+  if (rc) return cdevs_model_fail(parent, rc == -1 ? CDEVS_ENOMEM : CDEVS_EINVAL, "LIQSS_BDF: %s", err), -1;
+  mo->split_made = 1;
+  cdevs__sys_split *s = &mo->split;
+  mo->arg.spec = &s->q;
+  mo->arg.method = CDEVS_LIQSS2;
+  mo->bdf_arg = mo->arg;
+  mo->bdf_arg.spec = &s->c;
+  mo->bdf_arg.method = CDEVS_CVODE_BDF;
+  mo->bdf_arg.lagging = 1;
+  mo->bdf_arg.max_step = mo->bdf_max_step;
+  mo->system = cdevs_atomic_add(holder, "equations", &cdevs__system_ops, &mo->arg);
+  mo->bdf = cdevs_atomic_add(holder, "bdf", mo->ode->ops, &mo->bdf_arg);
+  char kn[300];
+  const cdevs__sys_spec *part[2] = {&s->q, &s->c};
+  cdevs_model *atom[2] = {mo->system, mo->bdf};
+  for (int p = 0; p < 2; p++) {
+    uint32_t held = 0; /* the system's outputs this part holds (its first ports; links follow) */
+    for (uint32_t o = 0; o < sp->n_out; o++) held += s->out_side[o] == p;
+    for (uint32_t o = 0; atom[p] && o < part[p]->n_out; o++) {
+      snprintf(kn, sizeof kn, "%s%s", part[p]->out_names[o], o >= held ? "~link" : "");
+      for (char *q = kn; *q; q++) if (*q == '.') *q = ':';
+      cdevs_port_add(atom[p], CDEVS_OUT, kn, CDEVS_TAYLOR);
+    }
+    for (uint32_t k = 0; atom[p] && k < part[p]->n_in; k++) {
+      snprintf(kn, sizeof kn, "in%u:%s", k, part[p]->in_names[k]);
+      for (char *q = kn; *q; q++) if (*q == '.') *q = ':';
+      cdevs_port_add(atom[p], CDEVS_IN, kn, CDEVS_TAYLOR);
+    }
+  }
+  /* Output port numbers: each of the system's outputs where its part has it. */
+  for (uint32_t o = 0; o < mo->n_out; o++)
+    if (mo->out_kind[o] < 3) {
+      uint32_t k = mo->out_port[o];
+      mo->out_port[o] = s->out_port[k] | (s->out_side[k] ? 0x80000000u : 0u);
+    }
+  for (uint32_t l = 0; l < mo->nlinks; l++)
+    link_port[l] = s->out_port[link_port[l]] | (s->out_side[link_port[l]] ? 0x80000000u : 0u);
+  for (uint32_t l = 0; l < s->n_links; l++) {
+    const cdevs__sys_split_link *k = &s->links[l];
+    cdevs_connect_i(holder, atom[k->from], (int)k->port, atom[1 - k->from], (int)k->input);
+  }
+  return mo->system && mo->bdf ? 0 : -1;
+}
+
 cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
                           double tol, double abstol) {
   cdevs__sys_spec *sp = &mo->spec;
-  if (is_classical(method) && !mo->ode) {
+  if ((is_classical(method) || method == CDEVS_LIQSS_BDF) && !mo->ode) {
     cdevs_model_fail(parent, CDEVS_EINVAL,
                      "method %s integrates the equations with SUNDIALS CVODE, which this program was built "
                      "without (libcdevs_ode, Debian libsundials-dev)", cdevs_qss_method_name(method));
@@ -225,18 +343,26 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   mo->arg.zeno_continue = mo->zeno == CDEVS_ZENO_CONTINUE;
   int has_eqs = sp->n_states || sp->n_discs || sp->n_cross || sp->n_algs || sp->n_in || mo->nlinks;
   cdevs_model *holder = parent, *result;
-  mo->system = NULL;
+  mo->system = mo->bdf = NULL;
   const cdevs_atomic_ops *sys_ops = mo->in_use ? mo->in_use->ops : &cdevs__system_ops;
-  if (mo->ncomps) {
+  int mixed = method == CDEVS_LIQSS_BDF && sp->n_states > 0;
+  if (method == CDEVS_LIQSS_BDF && !mixed) mo->arg.method = CDEVS_LIQSS2;
+  if (mixed) {
+    holder = result = cdevs_coupled_add(parent, name);
+    if (!holder || add_mixed(parent, holder, mo, link_port)) {
+      free(link_port);
+      return NULL;
+    }
+  } else if (mo->ncomps) {
     holder = result = cdevs_coupled_add(parent, name);
     if (has_eqs) mo->system = cdevs_atomic_add(holder, "equations", sys_ops, &mo->arg);
   } else {
     result = mo->system = cdevs_atomic_add(holder, name, sys_ops, &mo->arg);
   }
   char kn[300];
-  for (uint32_t o = 0; mo->system && o < ns; o++)
+  for (uint32_t o = 0; !mixed && mo->system && o < ns; o++)
     cdevs_port_add(mo->system, CDEVS_OUT, kernel_name(kn, sizeof kn, mo->sys_out_names[o]), CDEVS_TAYLOR);
-  for (uint32_t k = 0; mo->system && k < mo->nins; k++)
+  for (uint32_t k = 0; !mixed && mo->system && k < mo->nins; k++)
     cdevs_port_add(mo->system, CDEVS_IN, kernel_name(kn, sizeof kn, mo->ins[k].name), CDEVS_TAYLOR);
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     mo_comp *k = &mo->comps[i];
@@ -245,7 +371,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
      * set them. */
     if (lang_is_integrator(k->b->ops) && !(k->set & 1u)) {
       cdevs_integrator_params *ip = (cdevs_integrator_params *)(void *)k->arg;
-      ip->method = is_classical(method) ? CDEVS_QSS3 : method; /* blocks are QSS */
+      ip->method = is_classical(method) ? CDEVS_QSS3 : method == CDEVS_LIQSS_BDF ? CDEVS_LIQSS2 : method; /* blocks are QSS */
     }
     for (int pi = 0; k->b->params[pi].name; pi++) {
       const lang_param *lp = &k->b->params[pi];
@@ -259,10 +385,20 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
     const mo_conn *cn = &mo->conns[i];
     cdevs_connect_i(holder, mo->comps[cn->from].model, cn->fport, mo->comps[cn->to].model, cn->tport);
   }
-  for (uint32_t k = 0; mo->system && k < mo->nins; k++)
+  for (uint32_t k = 0; !mixed && mo->system && k < mo->nins; k++)
     cdevs_connect_i(holder, mo->comps[mo->ins[k].comp].model, mo->ins[k].port, mo->system, (int)k);
-  for (uint32_t l = 0; mo->system && l < mo->nlinks; l++)
+  for (uint32_t l = 0; !mixed && mo->system && l < mo->nlinks; l++)
     cdevs_connect_i(holder, mo->system, (int)link_port[l], mo->comps[mo->links[l].comp].model, mo->links[l].port);
+  for (uint32_t k = 0; mixed && k < mo->nins; k++) { /* each part that reads the input */
+    const cdevs_model *from = mo->comps[mo->ins[k].comp].model;
+    if (mo->split.in_q[k] != UINT32_MAX)
+      cdevs_connect_i(holder, (cdevs_model *)from, mo->ins[k].port, mo->system, (int)mo->split.in_q[k]);
+    if (mo->split.in_c[k] != UINT32_MAX)
+      cdevs_connect_i(holder, (cdevs_model *)from, mo->ins[k].port, mo->bdf, (int)mo->split.in_c[k]);
+  }
+  for (uint32_t l = 0; mixed && l < mo->nlinks; l++)
+    cdevs_connect_i(holder, link_port[l] >> 31 ? mo->bdf : mo->system, (int)(link_port[l] & 0x7fffffffu),
+                    mo->comps[mo->links[l].comp].model, mo->links[l].port);
   free(link_port);
   return result;
 }
@@ -272,6 +408,9 @@ int cdevs_mo_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **ato
   if (mo->out_kind[i] == 3) {
     *atomic = mo->comps[mo->out_index[i]].model;
     *port = (int)mo->out_port[i];
+  } else if (mo->bdf) { /* LIQSS_BDF: the part that has it (add_mixed) */
+    *atomic = mo->out_port[i] >> 31 ? mo->bdf : mo->system;
+    *port = (int)(mo->out_port[i] & 0x7fffffffu);
   } else {
     *atomic = mo->system;
     *port = (int)mo->out_port[i];
@@ -283,6 +422,11 @@ void cdevs_mo_stats_sim(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st) 
   memset(st, 0, sizeof *st);
   if (mo->system && mo->in_use) mo->in_use->stats(cdevs_sim_state(sim, mo->system), st);
   else if (mo->system) cdevs_mo_stats_get(cdevs_sim_state(sim, mo->system), st);
+  if (mo->bdf && mo->ode) { /* LIQSS_BDF's classical part: its CVODE steps, and its synchronizations */
+    cdevs_mo_stats c;
+    mo->ode->stats(cdevs_sim_state(sim, mo->bdf), &c);
+    st->steps += c.steps, st->syncs += c.syncs, st->bdf_steps += c.steps, st->bdf_states = mo->bdf_states;
+  }
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     const cdevs_atomic_ops *ops = mo->comps[i].b->ops;
     if (lang_is_integrator(ops) && mo->comps[i].model)

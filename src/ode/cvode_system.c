@@ -11,6 +11,15 @@
  * t' is taken, the outputs are sent at once (a zero-time transition) as the series
  * of the step's interpolant at t, and the next transition is at t' (or at a root
  * CVODE found before it, where the handlers run and CVODE restarts).
+ *
+ * The classical part of a mixed-mode run (LIQSS_BDF, cdevs__sys_arg's lagging) steps
+ * behind its inputs instead, as QSS Solver's does: its inputs are QSS states, whose
+ * trajectories are known only up to now, so each synchronization at t integrates
+ * from the last one to t with the inputs' polynomials as they came (every segment
+ * since the last synchronization: the right-hand side reads the one in force at its
+ * time), and sends y(t) with its slope and curvature, which the QSS part reads until
+ * the next one, CVODE's next step later. Nothing restarts CVODE but an input that
+ * jumps (a discrete's, a block's), which synchronizes at once first.
  */
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -26,7 +35,9 @@
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include "qss/system.h"
@@ -80,6 +91,15 @@ typedef struct cv_state {
   uint32_t tiny; /* steps in a row too short to move time on (see step) */
   char edge[320]; /* an evaluation that failed at a trial point during those steps */
   cdevs__crand rng; /* rand() in handlers: the stream where the initial algorithm left it */
+  /* Lagging (the classical part of a mixed-mode run): where CVODE is (the last
+   * synchronization), and per input the segments of its trajectory since then, in
+   * time order (seg[k][0] in force at tsync). */
+  int lagging;
+  double tsync, max_step;
+  double tsent; /* when the outputs were last sent (their series are from there) */
+  cdevs__qvar **seg;
+  uint32_t *nseg, *capseg;
+  uint64_t syncs;
 } cv_state;
 
 /* ---- Evaluations ------------------------------------------------------------------ */
@@ -126,9 +146,25 @@ static int eval_algs(cv_state *s, double t, int order) {
   return 0;
 }
 
+/* Lagging: each input's segment in force at t (the last that starts at or before t). */
+static void lag_inputs(cv_state *s, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  for (uint32_t k = 0; k < sp->n_in; k++) {
+    uint32_t lo = 0, hi = s->nseg[k];
+    if (hi == 0) continue; /* (no event yet: v holds the start value) */
+    while (hi - lo > 1) {
+      uint32_t mid = (lo + hi) / 2;
+      if (s->seg[k][mid].tq <= t) lo = mid;
+      else hi = mid;
+    }
+    s->v[sp->n_states + k] = s->seg[k][lo];
+  }
+}
+
 static int rhs(sunrealtype t, N_Vector y, N_Vector yd, void *ud) {
   cv_state *s = ud;
   const cdevs__sys_spec *sp = s->sp;
+  if (s->lagging) lag_inputs(s, t);
   /* A failure is recoverable: CVODE evaluates at trial points beyond where the model
    * is defined (sqrt of a level about to reach 0), and tries a smaller step; the
    * message stays for when it gives up. */
@@ -546,6 +582,228 @@ static int zero_starts(cdevs_ctx *cx, cv_state *s, double t, int *any) {
 }
 
 
+/* ---- Lagging (the classical part of a mixed-mode run) ------------------------------- */
+
+/* Appends to input k's segments the series c (degree order) from t on. */
+static int lag_push(cv_state *s, uint32_t k, const double *c, int order, double t) {
+  if (s->nseg[k] && s->seg[k][s->nseg[k] - 1].tq == t) s->nseg[k]--; /* (a later event at the same t) */
+  if (s->nseg[k] == s->capseg[k]) {
+    uint32_t cap = s->capseg[k] ? 2 * s->capseg[k] : 8;
+    cdevs__qvar *g = realloc(s->seg[k], cap * sizeof *g);
+    if (!g) return -1;
+    s->seg[k] = g, s->capseg[k] = cap;
+  }
+  cdevs__qvar *q = &s->seg[k][s->nseg[k]++];
+  memset(q, 0, sizeof *q);
+  for (int j = 0; j <= order && j <= 2; j++) q->q[j] = c[j]; /* (to QSS3's degree, as the QSS system reads it) */
+  q->tq = t;
+  s->v[s->sp->n_states + k] = *q;
+  return 0;
+}
+
+/* Drops the segments that end before t (each input keeps the one in force at t). */
+static void lag_trim(cv_state *s, double t) {
+  for (uint32_t k = 0; k < s->sp->n_in; k++) {
+    uint32_t keep = 0;
+    while (keep + 1 < s->nseg[k] && s->seg[k][keep + 1].tq <= t) keep++;
+    if (keep) memmove(s->seg[k], s->seg[k] + keep, (s->nseg[k] - keep) * sizeof **s->seg);
+    s->nseg[k] -= keep;
+  }
+}
+
+/* CVODE from the last synchronization on to t, with the inputs' segments. */
+static int lag_sync(cdevs_ctx *cx, cv_state *s, double t) {
+  if (!(t > s->tsync)) return 0;
+  if (CVodeSetStopTime(s->mem, t) < 0) {
+    fail(cx, s, CV_ILL_INPUT, t);
+    return -1;
+  }
+  double tret = s->tsync;
+  s->err[0] = 0;
+  while (tret < t) {
+    int flag = CVode(s->mem, t, s->y, &tret, CV_NORMAL);
+    if (flag < 0) {
+      fail(cx, s, flag, tret);
+      return -1;
+    }
+  }
+  s->tsync = t;
+  s->syncs++;
+  lag_trim(s, t);
+  lag_inputs(s, t);
+  return 0;
+}
+
+/* The outputs at t (CVODE at t): each state's value, slope and curvature, from
+ * CVODE's interpolant (from = 1) or, at a start or restart, from the right-hand side
+ * (value and slope); the next synchronization a step of CVODE's later. */
+static int lag_send(cdevs_ctx *cx, cv_state *s, double t, int from_cvode) {
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t ns = sp->n_states;
+  double *c[3] = {s->ser, s->ser + ns, s->ser + 2 * ns}, h = 0.0;
+  int order = 1;
+  if (from_cvode) {
+    int qu = 0;
+    if (CVodeGetLastOrder(s->mem, &qu) < 0) qu = 1;
+    order = qu < 2 ? qu : 2;
+    for (int k = 0; k <= order; k++) {
+      int flag = CVodeGetDky(s->mem, t, k, s->dy);
+      if (flag < 0) {
+        fail(cx, s, flag, t);
+        return -1;
+      }
+      for (uint32_t i = 0; i < ns; i++) c[k][i] = NV_Ith_S(s->dy, i) / (k == 2 ? 2.0 : 1.0);
+    }
+    if (CVodeGetCurrentStep(s->mem, &h) < 0) h = 0.0;
+  } else {
+    if (rhs(t, s->y, s->dy, s) != 0) {
+      cdevs_ctx_fail(cx, "%s", s->err);
+      return -1;
+    }
+    for (uint32_t i = 0; i < ns; i++) c[0][i] = NV_Ith_S(s->y, i), c[1][i] = NV_Ith_S(s->dy, i);
+  }
+  for (int k = order + 1; k < 3; k++)
+    for (uint32_t i = 0; i < ns; i++) c[k][i] = 0.0;
+  if (!(h > 0.0)) {
+    /* No step of CVODE's yet: the time the fastest state takes to move by its
+     * tolerance (as a quantum), a thousandth of the run at most. */
+    h = isfinite(s->t_end) ? (s->t_end - t) / 1000.0 : 1.0;
+    for (uint32_t i = 0; i < ns; i++) {
+      double rate = fabs(c[1][i]), band = s->rtol * fabs(c[0][i]) + s->atol;
+      if (rate > 0.0 && band / rate < h) h = band / rate;
+    }
+    if (!(h > 0.0)) h = 1e-9;
+  }
+  if (from_cvode && t > s->tsent) {
+    /* How far the series sent at the last synchronization had strayed from CVODE's
+     * solution by now, in tolerance bands (ratio): the next interval is the one
+     * whose extrapolation error (of order 3 in its length) would be 0.8 band, at
+     * most twice the last, and never longer than CVODE's next step. The QSS part
+     * reads the classical states within their tolerance, not an extrapolation over
+     * a long step of CVODE's (a transient of 1e-3 s was read 60 bands off). */
+    double ratio = 0.0, tau = t - s->tsent;
+    for (uint32_t o = 0; o < sp->n_out; o++) {
+      if (sp->out_kind[o] != 0) continue;
+      const double *r = s->out[o];
+      double y = c[0][sp->out_index[o]], was = r[0] + tau * (r[1] + tau * r[2]);
+      ratio = fmax(ratio, fabs(was - y) / (s->rtol * fabs(y) + s->atol));
+    }
+    double lim = ratio > 0.0 ? tau * fmin(2.0, 0.9 * cbrt(0.8 / ratio)) : 2.0 * tau;
+    if (lim < h) h = lim;
+  }
+  if (s->max_step > 0.0 && h > s->max_step) h = s->max_step;
+  s->tsent = t;
+  load(s, t, c[0], c[1], c[2]);
+  if (s->alg_outs && eval_algs(s, t, 2)) {
+    cdevs_ctx_fail(cx, "%s", s->err);
+    return -1;
+  }
+  for (uint32_t o = 0; o < sp->n_out; o++) {
+    uint32_t i = sp->out_index[o];
+    double *r = s->out[o];
+    if (sp->out_kind[o] == 0) r[0] = c[0][i], r[1] = c[1][i], r[2] = c[2][i], r[3] = 0.0;
+    else if (sp->out_kind[o] == 1) memcpy(r, s->alg[i], sizeof s->out[o]), r[3] = 0.0;
+    else r[0] = s->disc[i], r[1] = r[2] = r[3] = 0.0;
+  }
+  s->dirty = 1;
+  s->tn = t >= s->t_end ? INFINITY : fmin(t + h, s->t_end);
+  if (!(s->tn > t)) s->tn = nextafter(t, INFINITY);
+  return 0;
+}
+
+static void lag_int(cdevs_ctx *cx, cv_state *s, double t) {
+  if (s->started && lag_sync(cx, s, t)) return;
+  int first = !s->started;
+  s->started = 1;
+  (void)lag_send(cx, s, t, !first);
+}
+
+/* Inputs at t: soft ones (QSS states) become segments; one that jumps synchronizes
+ * CVODE to t first (with the inputs as they were) and restarts it there. */
+static void lag_ext(cdevs_ctx *cx, cv_state *s, double t, const cdevs_bag *x) {
+  const cdevs__sys_spec *sp = s->sp;
+  int hard = 0;
+  for (size_t i = 0; i < x->n; i++) {
+    uint32_t k = (uint32_t)x->events[i].port;
+    if (k < sp->n_in && !(sp->in_soft && sp->in_soft[k])) hard = 1;
+  }
+  if (hard && s->started && lag_sync(cx, s, t)) return;
+  for (size_t i = 0; i < x->n; i++) {
+    uint32_t k = (uint32_t)x->events[i].port;
+    if (k >= sp->n_in) continue;
+    double c[4];
+    int order;
+    char msg[320];
+    if (cdevs__sys_input(sp, k, x->events[i].value, c, &order, msg, sizeof msg)) {
+      cdevs_ctx_fail(cx, "%s", msg);
+      return;
+    }
+    if (!s->started) s->nseg[k] = 0; /* (the start: the event replaces the start value) */
+    if (lag_push(s, k, c, order, t)) {
+      cdevs_ctx_fail(cx, "out of memory");
+      return;
+    }
+  }
+  if (!s->started) return;
+  if (!hard) {
+    /* A soft input that has moved away from the series it had at the last
+     * synchronization (the one CVODE's step size was chosen with, and that the
+     * outputs sent then were computed under) by more than two of its quanta
+     * synchronizes now: the QSS part reads a classical state that is not left
+     * behind by a front arriving through its inputs (adr's, which reached u[500]
+     * 5.5 s late when the next synchronization was a long step of CVODE's away). */
+    for (size_t i = 0; i < x->n && s->tn > t; i++) {
+      uint32_t k = (uint32_t)x->events[i].port;
+      if (k >= sp->n_in || s->nseg[k] < 2) continue;
+      const cdevs__qvar *a = &s->seg[k][0], *b = &s->seg[k][s->nseg[k] - 1];
+      double tau = t - a->tq, was = a->q[0] + tau * (a->q[1] + tau * a->q[2]);
+      if (fabs(b->q[0] - was) > 2.0 * (s->rtol * fabs(b->q[0]) + s->atol)) s->tn = t;
+    }
+    return;
+  }
+  lag_trim(s, t);
+  lag_inputs(s, t);
+  int flag = CVodeReInit(s->mem, t, s->y);
+  if (flag < 0) {
+    fail(cx, s, flag, t);
+    return;
+  }
+  s->reinits++;
+  (void)lag_send(cx, s, t, 0);
+}
+
+
+/* The Jacobian's bandwidths: below (ml) and above (mu) the diagonal, from which
+ * states each derivative reads, directly or through algebraics. -1 out of memory. */
+static int cv_bandwidth(const cdevs__sys_spec *sp, uint32_t *ml, uint32_t *mu) {
+  uint32_t ns = sp->n_states, na = sp->n_algs;
+  /* Per algebraic, the lowest and highest state it reads (lo > hi: none). */
+  uint32_t *lo = malloc((na ? na : 1) * sizeof *lo), *hi = malloc((na ? na : 1) * sizeof *hi);
+  if (!lo || !hi) return free(lo), free(hi), -1;
+  *ml = *mu = 0;
+  for (uint32_t e = 0; e < na + ns; e++) {
+    const bc_code *c = e < na ? &sp->alg[e] : &sp->der[e - na];
+    uint32_t l = UINT32_MAX, h = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+      const bc_ins *in = &c->ins[i];
+      if (BC_READS_STATE(in->op) && in->arg < ns) l = in->arg < l ? in->arg : l, h = in->arg > h ? in->arg : h;
+      else if (in->op == BC_ALG && lo[in->arg] <= hi[in->arg])
+        l = lo[in->arg] < l ? lo[in->arg] : l, h = hi[in->arg] > h ? hi[in->arg] : h;
+    }
+    if (e < na) {
+      lo[e] = l, hi[e] = h;
+      continue;
+    }
+    uint32_t j = e - na;
+    if (l <= h) {
+      if (l < j && j - l > *ml) *ml = j - l;
+      if (h > j && h - j > *mu) *mu = h - j;
+    }
+  }
+  free(lo), free(hi);
+  return 0;
+}
+
 /* ---- The atomic model ----------------------------------------------------------------- */
 
 static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
@@ -559,6 +817,16 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->rtol = a->dqrel, s->atol = a->dqmin > 0.0 ? a->dqmin : 1e-12;
   s->t_end = a->t_end;
   s->t = cdevs_ctx_time(cx);
+  s->lagging = a->lagging, s->max_step = a->max_step, s->tsync = s->t;
+  if (s->lagging && (sp->n_cross || sp->n_discs)) {
+    cdevs_ctx_fail(cx, "a lagging classical system takes no crossings and no discretes");
+    return CDEVS_EINVAL;
+  }
+  if (s->lagging) {
+    size_t ni = sp->n_in ? sp->n_in : 1;
+    s->seg = calloc(ni, sizeof *s->seg), s->nseg = calloc(ni, sizeof *s->nseg), s->capseg = calloc(ni, sizeof *s->capseg);
+    if (!s->seg || !s->nseg || !s->capseg) return CDEVS_ENOMEM;
+  }
   uint32_t ns = sp->n_states, nz = sp->n_cross, nv = ns + sp->n_in;
   uint32_t depth = cdevs__sys_stack_depth(sp), n1 = nz ? nz : 1;
   s->v = calloc(nv ? nv : 1, sizeof *s->v);
@@ -621,9 +889,19 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->y = N_VNew_Serial((sunindextype)(ns ? ns : 1), s->ctx);
   s->dy = N_VNew_Serial((sunindextype)(ns ? ns : 1), s->ctx);
   s->mem = CVodeCreate(s->bdf ? CV_BDF : CV_ADAMS, s->ctx);
-  s->A = SUNDenseMatrix((sunindextype)(ns ? ns : 1), (sunindextype)(ns ? ns : 1), s->ctx);
-  if (!s->y || !s->dy || !s->mem || !s->A) return CDEVS_ENOMEM;
-  s->LS = SUNLinSol_Dense(s->y, s->A, s->ctx);
+  /* A banded Jacobian (a discretized PDE: each derivative reads its neighbours) takes
+   * CVODE's band solver: its difference quotients cost ml + mu + 1 evaluations of
+   * the right-hand side, not one per state, and its factorization n·ml·mu. */
+  uint32_t ml = 0, mu = 0;
+  if (ns > 32 && cv_bandwidth(sp, &ml, &mu) == 0 && 4 * (ml + mu + 1) < ns) {
+    s->A = SUNBandMatrix((sunindextype)ns, (sunindextype)mu, (sunindextype)ml, s->ctx);
+    if (!s->y || !s->dy || !s->mem || !s->A) return CDEVS_ENOMEM;
+    s->LS = SUNLinSol_Band(s->y, s->A, s->ctx);
+  } else {
+    s->A = SUNDenseMatrix((sunindextype)(ns ? ns : 1), (sunindextype)(ns ? ns : 1), s->ctx);
+    if (!s->y || !s->dy || !s->mem || !s->A) return CDEVS_ENOMEM;
+    s->LS = SUNLinSol_Dense(s->y, s->A, s->ctx);
+  }
   if (!s->LS) return CDEVS_ENOMEM;
   for (uint32_t i = 0; i < ns; i++) NV_Ith_S(s->y, i) = sp->x0[i];
   if (ns == 0) NV_Ith_S(s->y, 0) = 0.0; /* (a model of discretes only: CVODE integrates 0) */
@@ -653,6 +931,10 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "CVODE could not be set up: %s", s->err[0] ? s->err : "out of memory");
     return CDEVS_EMODEL;
   }
+  if (CVodeSetMaxNumSteps(s->mem, 1000000) < 0 || (s->max_step > 0.0 && CVodeSetMaxStep(s->mem, s->max_step) < 0)) {
+    cdevs_ctx_fail(cx, "CVODE could not be set up: %s", s->err[0] ? s->err : "bad settings");
+    return CDEVS_EMODEL;
+  }
   s->tn = s->t; /* the first transition: samples due now, the first step */
   return CDEVS_OK;
 }
@@ -668,6 +950,8 @@ static void cv_fini(void *state) {
   free(s->v), free(s->alg), free(s->disc), free(s->pre), free(s->stack), free(s->roots), free(s->out);
   free(s->zsign), free(s->zh), free(s->zwatch), free(s->ztime), free(s->g0), free(s->g1), free(s->done);
   free(s->ser), free(s->in_seen), free(s->zself);
+  for (uint32_t k = 0; s->seg && k < s->sp->n_in; k++) free(s->seg[k]);
+  free(s->seg), free(s->nseg), free(s->capseg);
 }
 
 static double cv_ta(const void *state) {
@@ -690,6 +974,10 @@ static void cv_int(cdevs_ctx *cx, void *state) {
   s->err[0] = 0;
   if (s->dirty) { /* the outputs at t are sent */
     s->dirty = 0;
+    return;
+  }
+  if (s->lagging) {
+    lag_int(cx, s, t);
     return;
   }
   if (!s->started) { /* the start: samples due now, then the first step */
@@ -736,6 +1024,10 @@ static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   const cdevs__sys_spec *sp = s->sp;
   double t = s->t = cdevs_ctx_time(cx);
   s->err[0] = 0;
+  if (s->lagging) {
+    lag_ext(cx, s, t, x);
+    return;
+  }
   if (state_at(cx, s, t)) return;
   /* The crossing functions just before the inputs change, to see which they jump. */
   uint32_t nz = sp->n_cross;
@@ -784,6 +1076,11 @@ static void cv_stats(const void *state, cdevs_mo_stats *st) {
   const cv_state *s = state;
   memset(st, 0, sizeof *st);
   st->steps = s->steps;
+  if (s->lagging) {
+    long n = 0;
+    if (s->mem && CVodeGetNumSteps(s->mem, &n) == 0) st->steps = (uint64_t)n;
+    st->syncs = s->syncs;
+  }
   st->crossings = s->crossings;
   st->reinits = s->reinits;
   st->zeno = s->zeno;

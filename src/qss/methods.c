@@ -35,6 +35,7 @@ const char *cdevs_qss_method_name(cdevs_qss_method m) {
   const cdevs__qss_method *q = cdevs__qss_method_get(m);
   if (m == CDEVS_CVODE_BDF) return "CVODE_BDF";
   if (m == CDEVS_CVODE_AM) return "CVODE_AM";
+  if (m == CDEVS_LIQSS_BDF) return "LIQSS_BDF";
   return q ? q->name : NULL;
 }
 

@@ -149,6 +149,10 @@ typedef struct cdevs__sys_spec {
   uint32_t n_in;
   const char **in_names;
   const double *in0;
+  /* Per input (NULL: none): 1 if it is another system's QSS state, whose q moves on
+   * by at most a quantum at an event: a lagging classical system takes it as a
+   * segment of a continuous input, not as a jump to restart at. */
+  const uint8_t *in_soft;
 } cdevs__sys_spec;
 
 /* The algebraics' degrees in τ (at most cap) into deg (zeroed by the caller), states
@@ -198,6 +202,31 @@ int cdevs__zeno_shrinking(cdevs__zeno *w, double t, double *dt, double *r);
 int cdevs__zeno_accumulates(cdevs__zeno *w, double t, double dt, double r, double slope, double h,
                             const char *what, double *t_acc, char *msg, size_t n);
 
+/* A system split in two by its states (split.c): q, the QSS part, with the discretes,
+ * crossings and handlers; c, the classical part (the states marked classical, and the
+ * algebraics their derivatives need). A state one part reads of the other's, and a
+ * discrete c reads, is an input of the reader fed by a port of the owner (a link). */
+typedef struct cdevs__sys_split_link {
+  uint8_t from;   /* 0: q's port feeds c's input; 1: c's feeds q's */
+  uint32_t port;  /* the source part's output port */
+  uint32_t input; /* the other part's input */
+} cdevs__sys_split_link;
+typedef struct cdevs__sys_split {
+  cdevs__sys_spec q, c;
+  cdevs__sys_split_link *links;
+  uint32_t n_links;
+  /* Per output of the system: the part holding it (0 q, 1 c) and its port there. */
+  uint8_t *out_side;
+  uint32_t *out_port;
+  /* Per input of the system: its input in q and in c (UINT32_MAX: not read there). */
+  uint32_t *in_q, *in_c;
+} cdevs__sys_split;
+/* 0; -1 out of memory; -2 a model the split cannot take (a handler reinits a state
+ * of c): the reason in err. */
+int cdevs__sys_split_make(const cdevs__sys_spec *sp, const uint8_t *classical, cdevs__sys_split *s, char *err,
+                          size_t n);
+void cdevs__sys_split_free(cdevs__sys_split *s);
+
 /* The atomic type; its argument is a pointer to a spec that outlives the simulator. */
 extern const cdevs_atomic_ops cdevs__system_ops;
 typedef struct cdevs__sys_arg {
@@ -214,6 +243,10 @@ typedef struct cdevs__sys_arg {
    * function of time beyond what is sent (to order m - 1, as q) is sent again when
    * the terms left out reach the same quantum of its value. */
   double dqrel, dqmin;
+  /* The classical system only: lagging behind its inputs (the classical part of a
+   * mixed-mode run, src/ode), with CVODE's steps at most max_step (0: no bound). */
+  int lagging;
+  double max_step;
 } cdevs__sys_arg;
 
 /* Statistics of a running system (from its state). */
