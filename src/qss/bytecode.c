@@ -164,6 +164,12 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
       break;
     case BC_POWK:
       r = st[sp - 1];
+      if (in->k == 2.0) { /* a², the commonest power (reaction terms): the product, as taylor_pow squares */
+        if (dual) pd = 2.0 * r[0] * r[3];
+        cdevs__series_mul(r, r, r, order);
+        if (dual) r[3] = pd;
+        break;
+      }
       if (dual) pd = r[3] == 0.0 ? 0.0 : in->k * pow(r[0], in->k - 1.0) * r[3];
       st_ok = cdevs_taylor_pow(r, r, in->k, order);
       if (dual) r[3] = pd;
