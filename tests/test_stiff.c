@@ -360,6 +360,23 @@ static void test_mixed_part(void) {
     }
     run_close(&r);
   }
+  { /* Every state touched by an event: no classical part, a LIQSS2 run (it had a
+     * CVODE of no states stepping beside it). x = e^-t, then e^-(0.5 + 2(t - 0.5)). */
+    run r;
+    probe p;
+    if (!mixed_start(&r, "model m\n  Real x(start = 1);\n  discrete Real k(start = 1);\nequation\n"
+                         "  der(x) = -k * x;\nalgorithm\n  when time > 0.5 then\n    k := 2;\n  end when;\n"
+                         "  annotation(experiment(StopTime = 1, MMO_Output = {x}));\nend m;\n",
+                     CDEVS_LIQSS_BDF, 1e-6, 1e-8)) {
+      if (!probe_start(&p, &r, -1) && run_to(&r, 1.0)) {
+        cdevs_mo_stats st;
+        cdevs_mo_stats_sim(r.mo, r.sim, &st);
+        CHECK(st.bdf_states == 0 && st.bdf_steps == 0 && st.syncs == 0);
+        CHECK_NEAR(probe_at(&p, "x", 1.0), exp(-1.5), 1e-5);
+      }
+      run_close(&r);
+    }
+  }
   load_fails("model m\n  Real x(start = 1);\n  discrete Real u;\nequation\n  der(x) = -x;\n"
              "  annotation(experiment(MMO_BDF_Part = {u}));\nend m;\n",
              "m.mo:6:41: error: MMO_BDF_Part lists states: 'u' is not one");

@@ -230,19 +230,11 @@ static int mixed_part(const cdevs__sys_spec *sp, int depth, uint8_t *classical) 
  * model (LIQSS2) in holder, and its classical part, "bdf" (CVODE's BDF, lagging),
  * linked. The outputs' ports (mo->out_port, link_port) are then the parts'. 0, or -1
  * (the reason on parent). */
-static int add_mixed(cdevs_model *parent, cdevs_model *holder, cdevs_mo *mo, uint32_t *link_port) {
+static int add_mixed(cdevs_model *parent, cdevs_model *holder, cdevs_mo *mo, uint8_t *cl, uint32_t *link_port) {
   cdevs__sys_spec *sp = &mo->spec;
-  uint32_t ns = sp->n_states;
-  uint8_t *cl = malloc(ns + 1);
-  if (!cl) return cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory"), -1;
-  if (mo->bdf_part) memcpy(cl, mo->bdf_part, ns);
-  else if (mixed_part(sp, mo->bdf_depth, cl)) return free(cl), cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory"), -1;
-  mo->bdf_states = 0;
-  for (uint32_t i = 0; i < ns; i++) mo->bdf_states += cl[i];
   char err[400];
   if (mo->split_made) cdevs__sys_split_free(&mo->split), mo->split_made = 0;
   int rc = cdevs__sys_split_make(sp, cl, &mo->split, err, sizeof err);
-  free(cl);
   if (rc) return cdevs_model_fail(parent, rc == -1 ? CDEVS_ENOMEM : CDEVS_EINVAL, "LIQSS_BDF: %s", err), -1;
   mo->split_made = 1;
   cdevs__sys_split *s = &mo->split;
@@ -345,11 +337,27 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   cdevs_model *holder = parent, *result;
   mo->system = mo->bdf = NULL;
   const cdevs_atomic_ops *sys_ops = mo->in_use ? mo->in_use->ops : &cdevs__system_ops;
-  int mixed = method == CDEVS_LIQSS_BDF && sp->n_states > 0;
-  if (method == CDEVS_LIQSS_BDF && !mixed) mo->arg.method = CDEVS_LIQSS2;
+  /* LIQSS_BDF: the classical part's states; with none, the run is LIQSS2's. */
+  int mixed = 0;
+  uint8_t *cl = NULL;
+  mo->bdf_states = 0;
+  if (method == CDEVS_LIQSS_BDF) {
+    cl = malloc(sp->n_states + 1);
+    if (!cl || (!mo->bdf_part && mixed_part(sp, mo->bdf_depth, cl))) {
+      free(cl), free(link_port);
+      cdevs_model_fail(parent, CDEVS_ENOMEM, "out of memory");
+      return NULL;
+    }
+    if (mo->bdf_part) memcpy(cl, mo->bdf_part, sp->n_states);
+    for (uint32_t i = 0; i < sp->n_states; i++) mo->bdf_states += cl[i];
+    mixed = mo->bdf_states > 0;
+    if (!mixed) mo->arg.method = CDEVS_LIQSS2, free(cl), cl = NULL;
+  }
   if (mixed) {
     holder = result = cdevs_coupled_add(parent, name);
-    if (!holder || add_mixed(parent, holder, mo, link_port)) {
+    int bad = !holder || add_mixed(parent, holder, mo, cl, link_port);
+    free(cl);
+    if (bad) {
       free(link_port);
       return NULL;
     }
