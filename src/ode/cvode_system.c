@@ -582,6 +582,19 @@ static int zero_starts(cdevs_ctx *cx, cv_state *s, double t, int *any) {
 }
 
 
+/* An event of the bag: its input k and series c (degree *order): 1; 0 for a port
+ * that is no input; -1 for a value that is none (the run stopped with why). */
+static int input_event(cdevs_ctx *cx, const cv_state *s, const cdevs_event *ev, uint32_t *k, double *c, int *order) {
+  char msg[320];
+  *k = (uint32_t)ev->port;
+  if (*k >= s->sp->n_in) return 0;
+  if (cdevs__sys_input(s->sp, *k, ev->value, c, order, msg, sizeof msg)) {
+    cdevs_ctx_fail(cx, "%s", msg);
+    return -1;
+  }
+  return 1;
+}
+
 /* ---- Lagging (the classical part of a mixed-mode run) ------------------------------- */
 
 /* Appends to input k's segments the series c (degree order) from t on. */
@@ -729,15 +742,11 @@ static void lag_ext(cdevs_ctx *cx, cv_state *s, double t, const cdevs_bag *x) {
   }
   if (hard && s->started && lag_sync(cx, s, t)) return;
   for (size_t i = 0; i < x->n; i++) {
-    uint32_t k = (uint32_t)x->events[i].port;
-    if (k >= sp->n_in) continue;
+    uint32_t k;
     double c[4];
-    int order;
-    char msg[320];
-    if (cdevs__sys_input(sp, k, x->events[i].value, c, &order, msg, sizeof msg)) {
-      cdevs_ctx_fail(cx, "%s", msg);
-      return;
-    }
+    int order, got = input_event(cx, s, &x->events[i], &k, c, &order);
+    if (got < 0) return;
+    if (!got) continue;
     if (!s->started) s->nseg[k] = 0; /* (the start: the event replaces the start value) */
     if (lag_push(s, k, c, order, t)) {
       cdevs_ctx_fail(cx, "out of memory");
@@ -1040,15 +1049,11 @@ static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
    * does not fire a when that holds at the start). As the QSS system. */
   int starting = t == s->t0;
   for (size_t i = 0; i < x->n; i++) {
-    uint32_t k = (uint32_t)x->events[i].port;
-    if (k >= sp->n_in) continue;
+    uint32_t k;
     double c[4];
-    int order;
-    char msg[320];
-    if (cdevs__sys_input(sp, k, x->events[i].value, c, &order, msg, sizeof msg)) {
-      cdevs_ctx_fail(cx, "%s", msg);
-      return;
-    }
+    int order, got = input_event(cx, s, &x->events[i], &k, c, &order);
+    if (got < 0) return;
+    if (!got) continue;
     starting &= !s->in_seen[k];
     s->in_seen[k] = 1;
     cdevs__qvar *q = &s->v[sp->n_states + k];
