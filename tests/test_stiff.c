@@ -380,6 +380,10 @@ static void test_mixed_part(void) {
   load_fails("model m\n  Real x(start = 1);\n  discrete Real u;\nequation\n  der(x) = -x;\n"
              "  annotation(experiment(MMO_BDF_Part = {u}));\nend m;\n",
              "m.mo:6:41: error: MMO_BDF_Part lists states: 'u' is not one");
+  /* (it said "in MMO_Output") */
+  load_fails("model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\n"
+             "  annotation(experiment(MMO_BDF_Part = {y}));\nend m;\n",
+             "m.mo:5:41: error: unknown variable 'y' in MMO_BDF_Part");
   load_fails("model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\n"
              "  annotation(experiment(MMO_BDF_PDepth = -1));\nend m;\n",
              "m.mo:5:25: error: MMO_BDF_PDepth is -1: it needs a whole number from 0 to 1000");

@@ -813,10 +813,11 @@ int lang_add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port) 
   return 0;
 }
 
-/* One output reference (x, x[3], x[:], u[2, :]) from the syntax tree. */
-static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
+/* One output reference (x, x[3], x[:], u[2, :]) from the syntax tree, in the
+ * annotation key (MMO_Output, MMO_BDF_Part) for messages. */
+static int output_ref(comp *c, cdevs_mo *mo, const node *r, const char *key) {
   if (r->kind != X_REF) {
-    lang_error(c->d, r->line, r->col, "MMO_Output lists variables");
+    lang_error(c->d, r->line, r->col, "%s lists variables", key);
     return -1;
   }
   int ci, port;
@@ -829,7 +830,7 @@ static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
   }
   const sym *s = lang_lookup(c, r->name);
   if (!s) {
-    lang_error(c->d, r->line, r->col, "unknown variable '%s' in MMO_Output", r->name);
+    lang_error(c->d, r->line, r->col, "unknown variable '%s' in %s", r->name, key);
     return -1;
   }
   if (r->nkid == 0) {
@@ -885,6 +886,8 @@ static int output_ref(comp *c, cdevs_mo *mo, const node *r) {
  * (mo->bdf_part). Read as outputs are, before them (the list is emptied after). */
 static int bdf_states(comp *c, cdevs_mo *mo, const node *v) {
   int nk = v->kind == X_ARRAY ? v->nkid : 1;
+  if (nk == 0) /* (a run of LIQSS2 alone: said, as it is likely not meant) */
+    lang_warning(c->d, v->line, v->col, "MMO_BDF_Part names no state: LIQSS_BDF runs as LIQSS2");
   mo->bdf_part = calloc(mo->spec.n_states + 1, 1);
   if (!mo->bdf_part) return c->oom = 1, -1;
   for (int k = 0; k < nk; k++) {
@@ -894,7 +897,7 @@ static int bdf_states(comp *c, cdevs_mo *mo, const node *v) {
       return -1;
     }
     mo->n_out = 0;
-    if (output_ref(c, mo, r)) return -1;
+    if (output_ref(c, mo, r, "MMO_BDF_Part")) return -1;
     for (uint32_t o = 0; o < mo->n_out; o++) {
       if (mo->out_kind[o] != 0) {
         lang_error(c->d, r->line, r->col, "MMO_BDF_Part lists states: '%s' is not one", mo->out_names[o]);
@@ -1229,8 +1232,8 @@ static int compile(comp *c, cdevs_mo *mo) {
   if (outputs) {
     if (outputs->kind == X_ARRAY) {
       for (int k = 0; k < outputs->nkid; k++)
-        if (output_ref(c, mo, outputs->kid[k])) return -1;
-    } else if (output_ref(c, mo, outputs)) {
+        if (output_ref(c, mo, outputs->kid[k], "MMO_Output")) return -1;
+    } else if (output_ref(c, mo, outputs, "MMO_Output")) {
       return -1;
     }
   } else {
