@@ -177,9 +177,9 @@ static const char *kernel_name(char *buf, size_t n, const char *name) {
  * memory. */
 static int mixed_part(const cdevs__sys_spec *sp, int depth, uint8_t *classical) {
   uint32_t ns = sp->n_states, na = sp->n_algs, nd = sp->n_discs;
-  uint8_t *hd = calloc(nd + 1, 1), *ad = calloc(na + 1, 1), *as = calloc((size_t)(na + 1) * (ns + 1), 1);
+  uint8_t *hd = calloc(nd + 1, 1), *ad = calloc(na + 1, 1), *next = calloc(ns + 1, 1);
   uint8_t *ring = calloc(ns + 1, 1);
-  if (!hd || !ad || !as || !ring) return free(hd), free(ad), free(as), free(ring), -1;
+  if (!hd || !ad || !next || !ring) return free(hd), free(ad), free(next), free(ring), -1;
   for (uint32_t i = 0; i < ns; i++) classical[i] = 1;
   for (uint32_t z = 0; z < sp->n_cross; z++)
     for (int side = 0; side < 2; side++) {
@@ -211,7 +211,6 @@ static int mixed_part(const cdevs__sys_spec *sp, int depth, uint8_t *classical) 
         const bc_ins *in = &sp->alg[a].ins[i];
         if ((BC_READS_STATE(in->op) && in->arg < ns && ring[in->arg]) || (in->op == BC_ALG && ad[in->arg])) ad[a] = 1;
       }
-    uint8_t *next = as; /* (scratch) */
     memset(next, 0, ns + 1);
     for (uint32_t j = 0; j < ns; j++)
       for (uint32_t i = 0; i < sp->der[j].n && classical[j]; i++) {
@@ -222,7 +221,7 @@ static int mixed_part(const cdevs__sys_spec *sp, int depth, uint8_t *classical) 
       if (next[j]) classical[j] = 0;
     memcpy(ring, next, ns);
   }
-  free(hd), free(ad), free(as), free(ring);
+  free(hd), free(ad), free(next), free(ring);
   return 0;
 }
 

@@ -105,6 +105,7 @@ int cdevs__sys_split_make(const cdevs__sys_spec *sp, const uint8_t *classical, c
   /* Per part (0: QSS, 1: classical): what it reads, and the new numbers. */
   uint8_t *rv[2], *ra[2], *rd[2];
   uint32_t *mv[2], *ma[2], *md = NULL, *din = NULL;
+  uint8_t *reinit = calloc(ns + 1, 1); /* states a handler reinits: their q jumps, an input that is not soft */
   for (int p = 0; p < 2; p++) {
     rv[p] = calloc(nv + 1, 1), ra[p] = calloc(na + 1, 1), rd[p] = calloc(nd + 1, 1);
     mv[p] = malloc((nv + 1) * sizeof(uint32_t)), ma[p] = malloc((na + 1) * sizeof(uint32_t));
@@ -112,7 +113,7 @@ int cdevs__sys_split_make(const cdevs__sys_spec *sp, const uint8_t *classical, c
   md = malloc((nd + 1) * sizeof *md), din = malloc((nd + 1) * sizeof *din);
   for (int p = 0; p < 2; p++)
     if (!rv[p] || !ra[p] || !rd[p] || !mv[p] || !ma[p]) goto oom;
-  if (!md || !din) goto oom;
+  if (!md || !din || !reinit) goto oom;
 
   /* What each part reads. The QSS part: its derivatives, every algebraic (its
    * outputs, crossings and handlers read them as they need), the crossings and the
@@ -126,6 +127,7 @@ int cdevs__sys_split_make(const cdevs__sys_spec *sp, const uint8_t *classical, c
       const sys_action *acts = side ? c->on_fall : c->on_rise;
       for (uint32_t k = 0; k < (side ? c->n_fall : c->n_rise); k++) {
         mark_reads(sp, &acts[k].value, rv[0], ra[0], rd[0]);
+        if (acts[k].reinit == ACT_REINIT) reinit[acts[k].target] = 1;
         if (acts[k].reinit == ACT_REINIT && classical[acts[k].target]) {
           snprintf(err, n, "the when clause at %s:%d:%d reinits '%s', a state of the classical part "
                    "(MMO_BDF_Part): leave it to QSS", sp->file ? sp->file : "model", c->line, c->col,
@@ -137,8 +139,6 @@ int cdevs__sys_split_make(const cdevs__sys_spec *sp, const uint8_t *classical, c
     }
   }
   for (int p = 0; p < 2; p++) close_algs(sp, rv[p], ra[p], rd[p]);
-  for (uint32_t o = 0; o < sp->n_out; o++)
-    if (sp->out_kind[o] == 1) ra[0][sp->out_index[o]] = 1; /* (all already) */
 
   /* Numbering. Each part: its own states, then its inputs: the system's inputs it
    * reads, then the other part's states it reads, then (classical) the discretes. */
@@ -215,7 +215,7 @@ int cdevs__sys_split_make(const cdevs__sys_spec *sp, const uint8_t *classical, c
     for (uint32_t i = 0; i < ns; i++)
       if (classical[i] != p && rv[p][i]) {
         uint32_t k = mv[p][i] - own[p];
-        t->in_names[k] = sp->state_names[i], in0[k] = sp->x0[i], soft[k] = 1;
+        t->in_names[k] = sp->state_names[i], in0[k] = sp->x0[i], soft[k] = !reinit[i];
       }
     if (p)
       for (uint32_t d = 0; d < nd; d++)
@@ -275,7 +275,7 @@ oom:
   snprintf(err, n, "out of memory");
 out:
   for (int p = 0; p < 2; p++) free(rv[p]), free(ra[p]), free(rd[p]), free(mv[p]), free(ma[p]);
-  free(md), free(din);
+  free(md), free(din), free(reinit);
   if (rc) cdevs__sys_split_free(s);
   return rc;
 }

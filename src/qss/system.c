@@ -51,6 +51,7 @@ typedef struct sys_state {
   int8_t *zsign;      /* the side a crossing's function is on; 0 until it has left 0 */
   int started;        /* sys_init is done: a function leaving 0 now is a crossing's */
   uint8_t *zjump;     /* the planned event is a jump seen at once, not a root */
+  uint8_t *zfired0;   /* its handler has run at the start time (an input's first event then keeps its side) */
   uint8_t *zquiet;    /* its handlers change nothing that is an output */
   double *zhyst;      /* hysteresis: leaving side s means reaching -s·h, not 0 */
   double *zlag;       /* how far x was short of the level when the crossing last fired */
@@ -912,6 +913,7 @@ static size_t layout(sys_state *s, unsigned char *base, uint32_t depth) {
   s->stack = take(base, &off, depth * sizeof(double[4]));
   s->zsign = take(base, &off, nz);
   s->zjump = take(base, &off, nz);
+  s->zfired0 = take(base, &off, nz);
   s->zquiet = take(base, &off, nz);
   s->zhyst = take(base, &off, nz * sizeof(double));
   s->zlag = take(base, &off, nz * sizeof(double));
@@ -1349,6 +1351,7 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   const sys_crossing *c = &s->sp->cross[z];
   int handled = to > 0 ? c->n_rise != 0 : c->n_fall != 0;
   s->crossings += (uint64_t)handled;
+  if (handled && t == s->t0) s->zfired0[z] = 1;
   s->cur_cross = z;
   s->cur_touched = 0;
   int rc = to > 0 ? run_handler(cx, s, c->on_rise, c->n_rise, t) : run_handler(cx, s, c->on_fall, c->n_fall, t);
@@ -1454,7 +1457,8 @@ static void sys_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
         double f[4];
         if (eval_cross(cx, s, z, t, f)) return;
         int side = cdevs__side(f, s->zord[z]);
-        s->zsign[z] = (int8_t)(f[0] == 0.0 && !d ? 0 : side); /* (at 0: see leaves_zero) */
+        /* (at 0: see leaves_zero; not a when that has fired at the start already) */
+        s->zsign[z] = (int8_t)(f[0] == 0.0 && !d && !s->zfired0[z] ? 0 : side);
         if (d && side != 0 && side != s->disc[d - 1]) set_disc(s, d - 1, side);
       }
     s->in_seen[k] = 1;
