@@ -852,6 +852,100 @@ static void test_trace(void) {
   remove("trace_b.csv");
 }
 
+/* ---- direct sends (cdevs_send): to any model, without a coupling ---------------------- */
+
+typedef struct ds_sender_state {
+  uint32_t to; /* UINT32_MAX: not yet known */
+  int port, fired, misuse;
+  double value;
+} ds_sender_state;
+typedef struct ds_sink_state {
+  int n;
+  double sum, t;
+} ds_sink_state;
+
+static const cdevs_port_def ds_in[] = {{"a", CDEVS_REAL}, {"b", CDEVS_INT}, {NULL, CDEVS_ANY}};
+
+static double sender_ta(const void *st) { return ((const ds_sender_state *)st)->fired ? INFINITY : 1.0; }
+static void sender_out(cdevs_ctx *cx, const void *st) {
+  const ds_sender_state *s = st;
+  cdevs_value v = cdevs_real(s->value);
+  cdevs_send(cx, s->to, s->port, &v);
+}
+static void sender_int(cdevs_ctx *cx, void *st) {
+  ds_sender_state *s = st;
+  s->fired = 1;
+  if (s->misuse) { /* outside λ */
+    cdevs_value v = cdevs_real(0);
+    cdevs_send(cx, s->to, 0, &v);
+  }
+}
+static double ds_passive(const void *st) {
+  (void)st;
+  return INFINITY;
+}
+static void ds_sink_ext(cdevs_ctx *cx, void *st, double e, const cdevs_bag *x) {
+  (void)e;
+  ds_sink_state *s = st;
+  for (size_t i = 0; i < x->n; i++) s->sum += x->events[i].value->u.real, s->n++;
+  s->t = cdevs_ctx_time(cx);
+}
+static const cdevs_atomic_ops sender_ops = {.type = "Sender", .state_size = sizeof(ds_sender_state),
+                                            .arg_size = sizeof(ds_sender_state), .ta = sender_ta,
+                                            .output = sender_out, .delta_int = sender_int};
+static const cdevs_atomic_ops ds_sink_ops = {.type = "Sink", .state_size = sizeof(ds_sink_state), .inputs = ds_in,
+                                          .ta = ds_passive, .delta_ext = ds_sink_ext};
+
+static int sender_init(cdevs_ctx *cx, void *st, const void *arg) {
+  (void)cx;
+  memcpy(st, arg, sizeof(ds_sender_state));
+  return 0;
+}
+
+static cdevs_status run_senders(ds_sender_state a, ds_sender_state b, ds_sink_state *got, char *err, size_t n) {
+  cdevs_atomic_ops ops = sender_ops;
+  ops.init = sender_init;
+  cdevs_model *root = cdevs_root_new(NULL, "top");
+  cdevs_model *deep = cdevs_coupled_add(cdevs_coupled_add(root, "x"), "y");
+  cdevs_model *sink = cdevs_atomic_add(deep, "sink", &ds_sink_ops, NULL); /* id 0: added first */
+  cdevs_atomic_add(root, "s1", &ops, &a);
+  cdevs_atomic_add(root, "s2", &ops, &b);
+  cdevs_sim *sim = NULL;
+  cdevs_status st = cdevs_sim_new(root, NULL, &sim);
+  if (st == CDEVS_OK) {
+    st = cdevs_sim_run(sim, 10);
+    memcpy(got, cdevs_sim_state(sim, sink), sizeof *got);
+    snprintf(err, n, "%s", cdevs_sim_errmsg(sim));
+  }
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  return st;
+}
+
+static void test_direct_send(void) {
+  ds_sink_state got;
+  char err[512];
+  /* Two models send to one deep inside another coupled model, with no coupling at all:
+     both values are in its bag at t = 1 (DEVSLib's two stages: send, then read). */
+  ds_sender_state a = {0, 0, 0, 0, 2.5}, b = {0, 0, 0, 0, 4.0};
+  CHECK_EQ_INT(run_senders(a, b, &got, err, sizeof err), CDEVS_OK);
+  CHECK_EQ_INT(got.n, 2);
+  CHECK_NEAR(got.sum, 6.5, 0);
+  CHECK_NEAR(got.t, 1.0, 0);
+  /* misuse: an input port that is not there, a kind the port does not take, a send
+     outside λ, a model that is not there */
+  ds_sender_state bad_port = {0, 5, 0, 0, 1}, bad_kind = {0, 1, 0, 0, 1}, outside = {0, 0, 0, 1, 1},
+               nobody = {77, 0, 0, 0, 1};
+  CHECK(run_senders(bad_port, b, &got, err, sizeof err) == CDEVS_EINVAL);
+  CHECK_CONTAINS(err, "input port 5");
+  CHECK(run_senders(bad_kind, b, &got, err, sizeof err) == CDEVS_EKIND);
+  CHECK_CONTAINS(err, "real value sent to int input port 'b' of 'top.x.y.sink'");
+  CHECK(run_senders(outside, b, &got, err, sizeof err) == CDEVS_ESTATE);
+  CHECK_CONTAINS(err, "outside the output function");
+  CHECK(run_senders(nobody, b, &got, err, sizeof err) == CDEVS_EINVAL);
+  CHECK_CONTAINS(err, "to model 77");
+}
+
 int main(void) {
   test_efp();
   test_devslib_processor();
@@ -864,6 +958,7 @@ int main(void) {
   test_free_in_use();
   test_messages();
   test_message_outlives_sim();
+  test_direct_send();
   test_horizon();
   test_trace();
   return check_report("test_core");

@@ -196,6 +196,16 @@ void cdevs_emit(cdevs_ctx *cx, int port, const cdevs_value *v);
 void cdevs_emit_real(cdevs_ctx *cx, int port, double x);
 void cdevs_emit_int(cdevs_ctx *cx, int port, int64_t i);
 
+/* The id of the model being called (0 .. atomics − 1, stable for the simulator's life):
+ * what another model needs to reach it with cdevs_send. */
+uint32_t cdevs_ctx_self(const cdevs_ctx *cx);
+/* Sends a value to input port `port` of the atomic model with id `to` of the same
+ * simulator, without a coupling (DEVSLib's "send to any mailbox"; λ only). Like every
+ * output of the instant, it is in the receiver's bag before any transition runs. A
+ * message value is retained. Observers of outputs (traces) do not see it: it leaves by
+ * no output port. */
+void cdevs_send(cdevs_ctx *cx, uint32_t to, int port, const cdevs_value *v);
+
 /* Stops the run after this call with CDEVS_EMODEL and a message naming the model. */
 void cdevs_ctx_fail(cdevs_ctx *cx, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -95,6 +95,53 @@ void cdevs_emit(cdevs_ctx *cx, int port, const cdevs_value *v) {
   o->port = (uint32_t)port;
   o->d0 = d0;
   o->d1 = d1;
+  o->to.model = UINT32_MAX;
+  o->v = *v;
+  if (v->kind == CDEVS_MSG || v->kind == CDEVS_ARRAY) cdevs_msg_retain(v->u.msg);
+}
+
+uint32_t cdevs_ctx_self(const cdevs_ctx *cx) { return cx->model; }
+
+void cdevs_send(cdevs_ctx *cx, uint32_t to, int port, const cdevs_value *v) {
+  cdevs_sim *s = cx->sim;
+  uint32_t m = cx->model;
+  char path[256];
+  if (cx->phase != PHASE_OUTPUT) {
+    cdevs__sim_error(s, CDEVS_ESTATE, "t=%.17g: model '%s': cdevs_send outside the output function",
+                     cx->t, path_of(s, m, path, sizeof path));
+    return;
+  }
+  if (to >= s->n) {
+    cdevs__sim_error(s, CDEVS_EINVAL, "t=%.17g: model '%s': cdevs_send to model %u of %u",
+                     cx->t, path_of(s, m, path, sizeof path), to, s->n);
+    return;
+  }
+  const cdevs_model *target = s->model[to];
+  if (port < 0 || (uint32_t)port >= target->nports[CDEVS_IN]) {
+    char other[256];
+    cdevs__sim_error(s, CDEVS_EINVAL, "t=%.17g: model '%s': cdevs_send to input port %d of '%s', which has %u",
+                     cx->t, path_of(s, m, path, sizeof path), port, path_of(s, to, other, sizeof other),
+                     target->nports[CDEVS_IN]);
+    return;
+  }
+  cdevs_kind k = target->ports[CDEVS_IN][port].kind;
+  if (k != CDEVS_ANY && k != v->kind) {
+    char other[256];
+    cdevs__sim_error(s, CDEVS_EKIND, "t=%.17g: model '%s': %s value sent to %s input port '%s' of '%s'",
+                     cx->t, path_of(s, m, path, sizeof path), cdevs_kind_name(v->kind), cdevs_kind_name(k),
+                     target->ports[CDEVS_IN][port].name, path_of(s, to, other, sizeof other));
+    return;
+  }
+  if (s->nouts == s->capouts && CDEVS_GROW(&s->alloc, s->outs, s->capouts, s->nouts + 1)) {
+    cdevs__sim_error(s, CDEVS_ENOMEM, "t=%.17g: out of memory for outputs", cx->t);
+    return;
+  }
+  out_ev *o = &s->outs[s->nouts++];
+  o->src = m;
+  o->port = UINT32_MAX; /* left by no output port */
+  o->d0 = o->d1 = NULL;
+  o->to.model = to;
+  o->to.port = (uint32_t)port;
   o->v = *v;
   if (v->kind == CDEVS_MSG || v->kind == CDEVS_ARRAY) cdevs_msg_retain(v->u.msg);
 }
@@ -413,6 +460,10 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
   }
   for (uint32_t e = 0; e < s->nouts; e++) {
     const out_ev *o = &s->outs[e];
+    if (o->to.model != UINT32_MAX) { /* a direct send (cdevs_send): one receiver, no output port */
+      if (deliver(s, o->to.model, o->to.port, e)) goto oom;
+      continue;
+    }
     if (traced && e < nemitted)
       for (uint32_t b = 0; b < s->nobs; b++)
         if (s->obs[b]->output) s->obs[b]->output(s->obs_ud[b], t, o->src, (int)o->port, &o->v);
@@ -570,6 +621,7 @@ cdevs_status cdevs_sim_inject(cdevs_sim *s, double t, int port, const cdevs_valu
   o->port = (uint32_t)port;
   o->d0 = s->in_fo + s->in_start[port];
   o->d1 = s->in_fo + s->in_start[port + 1];
+  o->to.model = UINT32_MAX;
   o->v = *v;
   if (v->kind == CDEVS_MSG || v->kind == CDEVS_ARRAY) cdevs_msg_retain(v->u.msg);
   s->inj_t = t;

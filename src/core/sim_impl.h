@@ -23,6 +23,7 @@ typedef struct out_ev {
   uint32_t port;  /* local output port (root input port when injected) */
   const dest *d0; /* fan-out destinations [d0, d1) */
   const dest *d1;
+  dest to;        /* a direct send's one destination (cdevs_send), else to.model is UINT32_MAX */
   cdevs_value v;
 } out_ev;
 
