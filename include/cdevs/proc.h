@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* Process-oriented models (ARENALib, SIMANLib): entities flowing through Create,
+ * Process, Decide, Assign, Record and Dispose blocks, sharing resources, with Arena's
+ * statistics. The blocks are atomic models of the kernel. */
+#ifndef CDEVS_PROC_H
+#define CDEVS_PROC_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+#include "random.h"
+#include "stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The shared part of a process model, Arena's data modules: entity types, attribute
+ * names, resources, the random package seed and replication, and every statistic the
+ * blocks keep. Blocks name it in their parameters; it must outlive the simulators of
+ * the models that use it. One replication, one cdevs_proc.
+ */
+typedef struct cdevs_proc cdevs_proc;
+
+typedef struct cdevs_proc_opts {
+  uint32_t seed[6];     /* the package seed (cdevs_rng_package_seed) */
+  uint64_t replication; /* every random source runs on this substream */
+  double start;         /* the start time of the run */
+  double warmup;        /* statistics are cleared at start + warmup (0: never) */
+  double span;          /* the expected length of the run, for the batch means (0: unknown) */
+} cdevs_proc_opts;
+
+/* Default options: package seed 0 (L'Ecuyer's), replication 0, no warm-up. */
+cdevs_proc_opts cdevs_proc_opts_default(void);
+/* NULL if out of memory or the options are invalid (a bad seed, negative warm-up). */
+cdevs_proc *cdevs_proc_new(const cdevs_alloc *a, const cdevs_proc_opts *opts);
+void cdevs_proc_free(cdevs_proc *p);
+
+/* The index of an entity type or attribute by name, added if new; negative on error. */
+int cdevs_proc_entity_type(cdevs_proc *p, const char *name);
+int cdevs_proc_attribute(cdevs_proc *p, const char *name);
+/* Adds a resource of `capacity` units (>= 1); its index, or a negative status (a
+ * second resource of the same name, a bad capacity). */
+int cdevs_proc_resource(cdevs_proc *p, const char *name, int capacity);
+/* The index of a resource by name, or −1. */
+int cdevs_proc_find_resource(const cdevs_proc *p, const char *name);
+/* The first error of the process elements (a bad name, out of memory), or "". */
+const char *cdevs_proc_errmsg(const cdevs_proc *p);
+
+/* A random stream for the source named `name` (a block's path and a role,
+ * "line.arrive.interarrival"): stream hash(name) of the package seed, on the
+ * replication's substream. */
+void cdevs_proc_stream(const cdevs_proc *p, const char *name, cdevs_rng *g);
+
+/* ---- Entities ----------------------------------------------------------------------- */
+
+/* What an entity's time is spent on, as Arena allocates it. */
+typedef enum cdevs_alloc_kind {
+  CDEVS_VA = 0,    /* value added */
+  CDEVS_NVA,       /* non-value added */
+  CDEVS_WAIT,      /* waiting in queues */
+  CDEVS_TRANSFER,  /* transfer */
+  CDEVS_OTHER,     /* other */
+  CDEVS_ALLOC_KINDS
+} cdevs_alloc_kind;
+
+/* The resources an entity may hold at once. */
+#define CDEVS_ENTITY_MAX_HELD 8
+
+/* An entity: the payload of a reference-counted message (cdevs_entity_of). */
+typedef struct cdevs_entity {
+  uint64_t serial;  /* 1, 2, … in order of creation within the replication */
+  int32_t type;     /* entity type index */
+  uint32_t nattr;   /* attributes (the number of names the cdevs_proc had) */
+  double created;   /* creation time */
+  double time[CDEVS_ALLOC_KINDS];
+  double since;     /* when it entered its current queue (blocks' bookkeeping) */
+  int32_t entered;  /* counted in the system (at the first block it reached) */
+  int32_t nheld;
+  struct {
+    int32_t resource, units;
+  } held[CDEVS_ENTITY_MAX_HELD];
+  double attr[]; /* nattr values, all 0 at creation */
+} cdevs_entity;
+
+/* The entity a value carries, or NULL if it carries none. */
+cdevs_entity *cdevs_entity_of(const cdevs_value *v);
+/* A new entity of a type created at time t (one reference), or NULL if out of memory.
+ * It counts in System.NumberIn and its type's NumberIn and work in progress when it
+ * reaches its first block (cdevs_entity_enter): a Create makes the entities of an
+ * arrival in the transition before it. */
+cdevs_msg *cdevs_entity_new(cdevs_proc *p, int type, double t);
+/* Counts e into the system at t, once (blocks call it for each entity they receive). */
+void cdevs_entity_enter(cdevs_proc *p, cdevs_entity *e, double t);
+/* The end of an entity's life in the system at t: its statistics are recorded (the
+ * type's NumberOut, times and work in progress; System.NumberOut). The caller still
+ * releases the message. */
+void cdevs_entity_dispose(cdevs_proc *p, cdevs_entity *e, double t);
+
+/* ---- Blocks -------------------------------------------------------------------------- */
+
+/* Create: emits entities of one type on "out": `batch` at a time, the first at `first`
+ * (relative to the start), then after each interarrival time, at most max_arrivals
+ * times (0: no limit). Its random stream is "<path>.interarrival". */
+typedef struct cdevs_create_params {
+  cdevs_proc *proc;
+  const char *entity_type; /* "Entity 1" if NULL */
+  cdevs_dist interarrival;
+  int batch;               /* >= 1 */
+  double first;
+  uint64_t max_arrivals;
+} cdevs_create_params;
+extern const cdevs_atomic_ops cdevs_create_ops;
+
+/* Arena's Process actions. */
+typedef enum cdevs_process_action {
+  CDEVS_DELAY = 0,
+  CDEVS_SEIZE_DELAY,
+  CDEVS_SEIZE_DELAY_RELEASE,
+  CDEVS_DELAY_RELEASE
+} cdevs_process_action;
+
+/* Queue disciplines: first in first out, last in first out, lowest or highest value
+ * of an attribute first (ties in order of arrival). */
+typedef enum cdevs_queue_rule { CDEVS_FIFO = 0, CDEVS_LIFO, CDEVS_LVF, CDEVS_HVF } cdevs_queue_rule;
+
+/*
+ * Process: Queue, Seize, Delay and Release of SIMAN in one block (ARENALib's Process,
+ * Fig. 3 of the seed). An entity arriving on "in" waits in the queue (rule, capacity:
+ * an arrival finding capacity entities waiting balks: it leaves by "balk", or is
+ * disposed if nothing is coupled to it, and is counted), seizes `units` of the
+ * resource, is delayed (delay time, allocated to `allocation`), releases, and leaves
+ * by "out". Entities in the delay are ordered by leaving time, so they overtake.
+ * Several blocks may share a resource: a released unit goes to the waiting block of
+ * lowest priority value, then to the entity waiting longest. A negative or NaN delay
+ * stops the run with an error naming the block and the time. Its random stream is
+ * "<path>.delay".
+ */
+typedef struct cdevs_process_params {
+  cdevs_proc *proc;
+  int action;              /* cdevs_process_action */
+  const char *resource;    /* the resource (for every action but CDEVS_DELAY) */
+  int units;               /* >= 1 */
+  int priority;            /* among blocks seizing the same resource; lower first */
+  cdevs_dist delay;
+  int allocation;          /* cdevs_alloc_kind of the delay (CDEVS_VA in Arena) */
+  int rule;                /* cdevs_queue_rule */
+  const char *rank_attr;   /* the attribute of CDEVS_LVF and CDEVS_HVF */
+  uint64_t capacity;       /* the queue's; 0: unlimited */
+} cdevs_process_params;
+extern const cdevs_atomic_ops cdevs_process_ops;
+
+/* Dispose: entities arriving on "in" leave the system (their statistics recorded). */
+typedef struct cdevs_dispose_params {
+  cdevs_proc *proc;
+} cdevs_dispose_params;
+extern const cdevs_atomic_ops cdevs_dispose_ops;
+
+/*
+ * Decide: each entity on "in" leaves at once by one of n_out outputs "out1".."outN":
+ * by chance (percent[k] for outputs 1..n−1, the rest to the last; they must sum to at
+ * most 100), or by condition (the first k whose `attr op value` holds, else the
+ * last). Its random stream is "<path>.chance".
+ */
+typedef enum cdevs_decide_op { CDEVS_LT = 0, CDEVS_LE, CDEVS_GT, CDEVS_GE, CDEVS_EQ, CDEVS_NE } cdevs_decide_op;
+#define CDEVS_DECIDE_MAX 16
+typedef struct cdevs_decide_params {
+  cdevs_proc *proc;
+  int n_out;            /* 2 .. CDEVS_DECIDE_MAX */
+  int by_condition;
+  double percent[CDEVS_DECIDE_MAX - 1];
+  const char *attr[CDEVS_DECIDE_MAX - 1];
+  int op[CDEVS_DECIDE_MAX - 1];
+  double value[CDEVS_DECIDE_MAX - 1];
+} cdevs_decide_params;
+extern const cdevs_atomic_ops cdevs_decide_ops;
+
+/* Assign: sets an attribute of each entity on "in" to a variate (and, if entity_type
+ * is not NULL, its type), and passes it on at once by "out". Stream "<path>.value". */
+typedef struct cdevs_assign_params {
+  cdevs_proc *proc;
+  const char *attr; /* NULL: no attribute */
+  cdevs_dist value;
+  const char *entity_type;
+} cdevs_assign_params;
+extern const cdevs_atomic_ops cdevs_assign_ops;
+
+/* Record: counts the entities on "in" and tallies, as the kind says, an attribute, the
+ * time since an attribute's value (an interval), or the time since creation; passes
+ * them on at once by "out". The statistic is named `name` (the block's name if NULL). */
+typedef enum cdevs_record_kind { CDEVS_RECORD_COUNT = 0, CDEVS_RECORD_ATTR, CDEVS_RECORD_INTERVAL, CDEVS_RECORD_TIME_IN_SYSTEM } cdevs_record_kind;
+typedef struct cdevs_record_params {
+  cdevs_proc *proc;
+  int kind;
+  const char *attr;
+  const char *name;
+} cdevs_record_params;
+extern const cdevs_atomic_ops cdevs_record_ops;
+
+/* ---- Statistics and the report ------------------------------------------------------ */
+
+/* What a statistic is. */
+typedef enum cdevs_stat_kind { CDEVS_STAT_COUNT = 0, CDEVS_STAT_TALLY, CDEVS_STAT_TIME } cdevs_stat_kind;
+
+/* One statistic of the report: owner ("System", an entity type, a block's path, a
+ * resource) and name ("NumberIn", "WaitTime", "NQ", "Utilization"). */
+typedef struct cdevs_stat_info {
+  const char *category; /* "System", "Entity", "Process", "Queue", "Resource", "User" */
+  const char *owner;
+  const char *name;
+  int kind;             /* cdevs_stat_kind */
+  cdevs_stat_summary s; /* for a count: avg = final = count */
+} cdevs_stat_info;
+
+/* The number of statistics, and statistic i at the end time t_end (in the order they
+ * were made: deterministic for a model). */
+size_t cdevs_proc_stat_count(const cdevs_proc *p);
+void cdevs_proc_stat(const cdevs_proc *p, size_t i, double t_end, cdevs_stat_info *out);
+/* The statistic with this owner and name, or −1. */
+long cdevs_proc_stat_find(const cdevs_proc *p, const char *owner, const char *name);
+/* The report Arena prints (the seed's Table 1), as text. */
+void cdevs_proc_report(const cdevs_proc *p, double t_end, FILE *f);
+/* The same as CSV: category,owner,name,avg,half_width,min,max,final,count. */
+void cdevs_proc_report_csv(const cdevs_proc *p, double t_end, FILE *f);
+
+/* Entities in the system now (created, not disposed). */
+uint64_t cdevs_proc_wip(const cdevs_proc *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

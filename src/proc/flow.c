@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: MIT */
+/* The flowchart modules that take no time: Create (arrivals), Dispose, Decide, Assign
+ * and Record. The ones entities pass through send them on at the same instant. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proc_impl.h"
+
+/* ---- passing entities on at once ---------------------------------------------------------- */
+
+typedef struct pending {
+  cdevs_msg *m;
+  int port;
+} pending;
+
+typedef struct pass {
+  pending *a;
+  uint32_t n, cap;
+} pass;
+
+static int pass_push(cdevs_ctx *cx, pass *q, cdevs_msg *m, int port) {
+  if (q->n == q->cap && CDEVS_GROW(cdevs_ctx_alloc(cx), q->a, q->cap, q->n + 1)) {
+    cdevs_ctx_fail(cx, "out of memory");
+    return -1;
+  }
+  q->a[q->n].m = cdevs_msg_retain(m);
+  q->a[q->n].port = port;
+  q->n++;
+  return 0;
+}
+
+static void pass_emit(cdevs_ctx *cx, const pass *q) {
+  for (uint32_t i = 0; i < q->n; i++) {
+    cdevs_value v = cdevs_msgval(q->a[i].m);
+    cdevs_emit(cx, q->a[i].port, &v);
+  }
+}
+
+static void pass_clear(pass *q) {
+  for (uint32_t i = 0; i < q->n; i++) cdevs_msg_release(q->a[i].m);
+  q->n = 0;
+}
+
+static void pass_free(const cdevs_alloc *al, pass *q) {
+  pass_clear(q);
+  CDEVS_FREEARR(al, q->a, q->cap);
+}
+
+/* The entity of a bag's event i, or a failed run. */
+static cdevs_entity *entity_at(cdevs_ctx *cx, const cdevs_bag *x, size_t i) {
+  cdevs_entity *e = cdevs_entity_of(x->events[i].value);
+  if (!e) cdevs_ctx_fail(cx, "received a %s that is not an entity", cdevs_kind_name(x->events[i].value->kind));
+  return e;
+}
+
+static int need_proc(cdevs_ctx *cx, const cdevs_proc *p, const char *what) {
+  if (p) return 0;
+  cdevs_ctx_fail(cx, "%s needs its process elements (proc)", what);
+  return -1;
+}
+
+static int check_dist(cdevs_ctx *cx, cdevs_dist *out, const cdevs_dist *d, const char *what) {
+  char why[200];
+  int n = cdevs_dist_arity(d->kind) < 0 ? 2 * d->npairs : cdevs_dist_arity(d->kind);
+  if (cdevs_dist_make(out, d->kind, d->p, n, why, sizeof why) == CDEVS_OK) return 0;
+  cdevs_ctx_fail(cx, "%s: %s", what, why);
+  return -1;
+}
+
+static void stream_of(cdevs_ctx *cx, const cdevs_proc *p, const char *role, cdevs_rng *g) {
+  char path[200], name[240];
+  cdevs__proc_block_name(cx, path, sizeof path);
+  snprintf(name, sizeof name, "%s.%s", path, role);
+  cdevs_proc_stream(p, name, g);
+}
+
+/* ---- Create ------------------------------------------------------------------------------- */
+
+typedef struct create_state {
+  cdevs_proc *p;
+  int type, batch;
+  cdevs_dist interarrival;
+  cdevs_rng rng;
+  uint64_t left; /* arrivals still to make (UINT64_MAX: no limit) */
+  double sigma;
+  cdevs_msg **made; /* the entities of the coming arrival, made in the transition before */
+  uint32_t nmade, capmade;
+  cdevs_alloc al;
+} create_state;
+
+static const cdevs_port_def create_out[] = {{"out", CDEVS_MSG}, {NULL, CDEVS_ANY}};
+
+static int make_batch(cdevs_ctx *cx, create_state *s, double t) {
+  if (s->capmade < (uint32_t)s->batch && CDEVS_GROW(&s->al, s->made, s->capmade, (uint32_t)s->batch)) goto oom;
+  for (int i = 0; i < s->batch; i++) {
+    s->made[i] = cdevs_entity_new(s->p, s->type, t);
+    if (!s->made[i]) goto oom;
+    s->nmade = (uint32_t)i + 1;
+  }
+  return 0;
+oom:
+  cdevs_ctx_fail(cx, "out of memory for entities");
+  return -1;
+}
+
+static int create_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs_create_params *a = arg;
+  create_state *s = state;
+  if (need_proc(cx, a->proc, "Create")) return CDEVS_EINVAL;
+  s->p = a->proc;
+  s->al = a->proc->alloc;
+  if (check_dist(cx, &s->interarrival, &a->interarrival, "interarrival")) return CDEVS_EINVAL;
+  if (a->batch < 1 || !(a->first >= 0) || !isfinite(a->first)) {
+    cdevs_ctx_fail(cx, "Create needs batch >= 1 (got %d) and a first creation time >= 0 (got %g)", a->batch,
+                   a->first);
+    return CDEVS_EINVAL;
+  }
+  s->batch = a->batch;
+  s->type = cdevs_proc_entity_type(s->p, a->entity_type ? a->entity_type : "Entity 1");
+  if (s->type < 0) {
+    cdevs_ctx_fail(cx, "%s", s->p->err);
+    return CDEVS_EINVAL;
+  }
+  stream_of(cx, s->p, "interarrival", &s->rng);
+  s->left = a->max_arrivals ? a->max_arrivals : UINT64_MAX;
+  s->sigma = a->first;
+  /* The entities of an arrival are made in the transition before it (here, the
+     first), with the arrival's time as their creation time; they enter the system's
+     counts at the first block they reach (cdevs__entity_enter). */
+  return make_batch(cx, s, cdevs_ctx_time(cx) + s->sigma) ? CDEVS_ENOMEM : CDEVS_OK;
+}
+
+static void create_fini(void *state) {
+  create_state *s = state;
+  for (uint32_t i = 0; i < s->nmade; i++) cdevs_msg_release(s->made[i]);
+  CDEVS_FREEARR(&s->al, s->made, s->capmade);
+}
+
+static double create_ta(const void *state) {
+  const create_state *s = state;
+  return s->left ? s->sigma : INFINITY;
+}
+
+static void create_output(cdevs_ctx *cx, const void *state) {
+  const create_state *s = state;
+  for (uint32_t i = 0; i < s->nmade; i++) {
+    cdevs_value v = cdevs_msgval(s->made[i]);
+    cdevs_emit(cx, 0, &v);
+  }
+}
+
+static void create_int(cdevs_ctx *cx, void *state) {
+  create_state *s = state;
+  double t = cdevs_ctx_time(cx);
+  for (uint32_t i = 0; i < s->nmade; i++) cdevs_msg_release(s->made[i]);
+  s->nmade = 0;
+  if (s->left != UINT64_MAX) s->left--;
+  if (!s->left) return;
+  double d = cdevs_dist_sample(&s->interarrival, &s->rng);
+  if (!(d >= 0) || !isfinite(d)) {
+    char dist[160];
+    cdevs_dist_format(&s->interarrival, dist, sizeof dist);
+    cdevs_ctx_fail(cx, "the interarrival time %s drew %g: it must be finite and >= 0", dist, d);
+    return;
+  }
+  s->sigma = d;
+  make_batch(cx, s, t + d);
+}
+
+const cdevs_atomic_ops cdevs_create_ops = {
+    .type = "Create",
+    .state_size = sizeof(create_state),
+    .arg_size = sizeof(cdevs_create_params),
+    .outputs = create_out,
+    .init = create_init,
+    .ta = create_ta,
+    .output = create_output,
+    .delta_int = create_int,
+    .fini = create_fini,
+};
+
+/* ---- Dispose -------------------------------------------------------------------------------- */
+
+typedef struct dispose_state {
+  cdevs_proc *p;
+} dispose_state;
+
+static const cdevs_port_def entity_in[] = {{"in", CDEVS_MSG}, {NULL, CDEVS_ANY}};
+
+static int dispose_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs_dispose_params *a = arg;
+  if (need_proc(cx, a->proc, "Dispose")) return CDEVS_EINVAL;
+  ((dispose_state *)state)->p = a->proc;
+  return CDEVS_OK;
+}
+
+static double passive_ta(const void *state) {
+  (void)state;
+  return INFINITY;
+}
+
+static void dispose_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)e;
+  dispose_state *s = state;
+  double t = cdevs_ctx_time(cx);
+  for (size_t i = 0; i < x->n; i++) {
+    cdevs_entity *en = entity_at(cx, x, i);
+    if (!en) return;
+    if (en->nheld) {
+      cdevs_ctx_fail(cx, "entity %llu is disposed while it holds %d units of '%s'", (unsigned long long)en->serial,
+                     en->held[0].units, s->p->res[en->held[0].resource].name);
+      return;
+    }
+    cdevs_entity_dispose(s->p, en, t);
+  }
+}
+
+const cdevs_atomic_ops cdevs_dispose_ops = {
+    .type = "Dispose",
+    .state_size = sizeof(dispose_state),
+    .arg_size = sizeof(cdevs_dispose_params),
+    .inputs = entity_in,
+    .init = dispose_init,
+    .ta = passive_ta,
+    .delta_ext = dispose_ext,
+};
+
+/* ---- Decide, Assign, Record: one state shape, entities passed on at once ----------------- */
+
+typedef struct flow_state {
+  cdevs_proc *p;
+  cdevs_alloc al;
+  pass out;
+  cdevs_rng rng;
+  /* Decide */
+  int n_out, by_condition;
+  double cum[CDEVS_DECIDE_MAX]; /* cumulative chance of outputs 1..k */
+  int attr[CDEVS_DECIDE_MAX], op[CDEVS_DECIDE_MAX];
+  double value[CDEVS_DECIDE_MAX];
+  /* Assign */
+  int set_attr, set_type;
+  cdevs_dist dist;
+  /* Record */
+  int kind;
+  long st_count, st_tally;
+} flow_state;
+
+static double flow_ta(const void *state) { return ((const flow_state *)state)->out.n ? 0 : INFINITY; }
+
+static void flow_output(cdevs_ctx *cx, const void *state) { pass_emit(cx, &((const flow_state *)state)->out); }
+
+static void flow_int(cdevs_ctx *cx, void *state) {
+  (void)cx;
+  pass_clear(&((flow_state *)state)->out);
+}
+
+static void flow_fini(void *state) {
+  flow_state *s = state;
+  pass_free(&s->al, &s->out);
+}
+
+static const cdevs_port_def entity_out[] = {{"out", CDEVS_MSG}, {NULL, CDEVS_ANY}};
+
+static int decide_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs_decide_params *a = arg;
+  flow_state *s = state;
+  if (need_proc(cx, a->proc, "Decide")) return CDEVS_EINVAL;
+  s->p = a->proc;
+  s->al = a->proc->alloc;
+  s->n_out = a->n_out;
+  s->by_condition = a->by_condition;
+  if (a->n_out < 2 || a->n_out > CDEVS_DECIDE_MAX) {
+    cdevs_ctx_fail(cx, "Decide needs 2 to %d outputs (got %d)", CDEVS_DECIDE_MAX, a->n_out);
+    return CDEVS_EINVAL;
+  }
+  double sum = 0;
+  for (int k = 0; k < a->n_out - 1; k++) {
+    if (a->by_condition) {
+      if (!a->attr[k] || (s->attr[k] = cdevs_proc_attribute(s->p, a->attr[k])) < 0 || a->op[k] < CDEVS_LT ||
+          a->op[k] > CDEVS_NE || !isfinite(a->value[k])) {
+        cdevs_ctx_fail(cx, "Decide's condition %d needs an attribute, a comparison and a finite value", k + 1);
+        return CDEVS_EINVAL;
+      }
+      s->op[k] = a->op[k];
+      s->value[k] = a->value[k];
+    } else {
+      if (!(a->percent[k] >= 0 && a->percent[k] <= 100)) {
+        cdevs_ctx_fail(cx, "Decide's chance %d must be a percentage from 0 to 100 (got %g)", k + 1, a->percent[k]);
+        return CDEVS_EINVAL;
+      }
+      sum += a->percent[k];
+      s->cum[k] = sum / 100;
+    }
+  }
+  if (!a->by_condition && sum > 100 + 1e-9) {
+    cdevs_ctx_fail(cx, "Decide's chances add up to %g%%, more than 100", sum);
+    return CDEVS_EINVAL;
+  }
+  stream_of(cx, s->p, "chance", &s->rng);
+  /* outputs out1..outN, added per instance */
+  return CDEVS_OK;
+}
+
+static int holds(double x, int op, double v) {
+  switch (op) {
+  case CDEVS_LT: return x < v;
+  case CDEVS_LE: return x <= v;
+  case CDEVS_GT: return x > v;
+  case CDEVS_GE: return x >= v;
+  case CDEVS_EQ: return x == v;
+  default: return x != v;
+  }
+}
+
+static void decide_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)e;
+  flow_state *s = state;
+  double t = cdevs_ctx_time(cx);
+  for (size_t i = 0; i < x->n; i++) {
+    cdevs_entity *en = entity_at(cx, x, i);
+    if (!en) return;
+    cdevs_entity_enter(s->p, en, t);
+    int k = 0;
+    if (s->by_condition) {
+      while (k < s->n_out - 1 && !holds(en->attr[s->attr[k]], s->op[k], s->value[k])) k++;
+    } else {
+      double u = cdevs_rng_u01(&s->rng);
+      while (k < s->n_out - 1 && u > s->cum[k]) k++;
+    }
+    if (pass_push(cx, &s->out, x->events[i].value->u.msg, k)) return;
+  }
+}
+
+static const cdevs_port_def decide_out[] = {{"out1", CDEVS_MSG}, {"out2", CDEVS_MSG}, {"out3", CDEVS_MSG},
+                                            {"out4", CDEVS_MSG}, {"out5", CDEVS_MSG}, {"out6", CDEVS_MSG},
+                                            {"out7", CDEVS_MSG}, {"out8", CDEVS_MSG}, {"out9", CDEVS_MSG},
+                                            {"out10", CDEVS_MSG}, {"out11", CDEVS_MSG}, {"out12", CDEVS_MSG},
+                                            {"out13", CDEVS_MSG}, {"out14", CDEVS_MSG}, {"out15", CDEVS_MSG},
+                                            {"out16", CDEVS_MSG}, {NULL, CDEVS_ANY}};
+
+const cdevs_atomic_ops cdevs_decide_ops = {
+    .type = "Decide",
+    .state_size = sizeof(flow_state),
+    .arg_size = sizeof(cdevs_decide_params),
+    .inputs = entity_in,
+    .outputs = decide_out,
+    .init = decide_init,
+    .ta = flow_ta,
+    .output = flow_output,
+    .delta_int = flow_int,
+    .delta_ext = decide_ext,
+    .fini = flow_fini,
+};
+
+static int assign_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs_assign_params *a = arg;
+  flow_state *s = state;
+  if (need_proc(cx, a->proc, "Assign")) return CDEVS_EINVAL;
+  s->p = a->proc;
+  s->al = a->proc->alloc;
+  s->set_attr = s->set_type = -1;
+  if (a->attr) {
+    if ((s->set_attr = cdevs_proc_attribute(s->p, a->attr)) < 0) {
+      cdevs_ctx_fail(cx, "%s", s->p->err);
+      return CDEVS_EINVAL;
+    }
+    if (check_dist(cx, &s->dist, &a->value, a->attr)) return CDEVS_EINVAL;
+  }
+  if (a->entity_type && (s->set_type = cdevs_proc_entity_type(s->p, a->entity_type)) < 0) {
+    cdevs_ctx_fail(cx, "%s", s->p->err);
+    return CDEVS_EINVAL;
+  }
+  stream_of(cx, s->p, "value", &s->rng);
+  return CDEVS_OK;
+}
+
+static void assign_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)e;
+  flow_state *s = state;
+  double t = cdevs_ctx_time(cx);
+  for (size_t i = 0; i < x->n; i++) {
+    cdevs_entity *en = entity_at(cx, x, i);
+    if (!en) return;
+    cdevs_entity_enter(s->p, en, t);
+    if (s->set_attr >= 0) {
+      if ((uint32_t)s->set_attr >= en->nattr) {
+        cdevs_ctx_fail(cx, "entity %llu was made before attribute %d existed", (unsigned long long)en->serial,
+                       s->set_attr);
+        return;
+      }
+      en->attr[s->set_attr] = cdevs_dist_sample(&s->dist, &s->rng);
+    }
+    if (s->set_type >= 0 && s->set_type != en->type) {
+      /* its work in progress moves from the old type to the new */
+      long from = s->p->type_stats[en->type] + TS_WIP, to = s->p->type_stats[s->set_type] + TS_WIP;
+      cdevs__proc_level(s->p, from, t, cdevs__proc_level_of(s->p, from) - 1);
+      cdevs__proc_level(s->p, to, t, cdevs__proc_level_of(s->p, to) + 1);
+      en->type = s->set_type;
+    }
+    if (pass_push(cx, &s->out, x->events[i].value->u.msg, 0)) return;
+  }
+}
+
+const cdevs_atomic_ops cdevs_assign_ops = {
+    .type = "Assign",
+    .state_size = sizeof(flow_state),
+    .arg_size = sizeof(cdevs_assign_params),
+    .inputs = entity_in,
+    .outputs = entity_out,
+    .init = assign_init,
+    .ta = flow_ta,
+    .output = flow_output,
+    .delta_int = flow_int,
+    .delta_ext = assign_ext,
+    .fini = flow_fini,
+};
+
+static int record_init(cdevs_ctx *cx, void *state, const void *arg) {
+  const cdevs_record_params *a = arg;
+  flow_state *s = state;
+  if (need_proc(cx, a->proc, "Record")) return CDEVS_EINVAL;
+  s->p = a->proc;
+  s->al = a->proc->alloc;
+  s->kind = a->kind;
+  s->set_attr = -1;
+  if (a->kind < CDEVS_RECORD_COUNT || a->kind > CDEVS_RECORD_TIME_IN_SYSTEM) {
+    cdevs_ctx_fail(cx, "Record has no kind %d", a->kind);
+    return CDEVS_EINVAL;
+  }
+  if ((a->kind == CDEVS_RECORD_ATTR || a->kind == CDEVS_RECORD_INTERVAL) &&
+      (!a->attr || (s->set_attr = cdevs_proc_attribute(s->p, a->attr)) < 0)) {
+    cdevs_ctx_fail(cx, "Record of an attribute needs the attribute's name");
+    return CDEVS_EINVAL;
+  }
+  char path[200];
+  cdevs__proc_block_name(cx, path, sizeof path);
+  const char *name = a->name ? a->name : path;
+  s->st_count = cdevs__proc_stat_add(s->p, "User", name, "Count", CDEVS_STAT_COUNT, 0);
+  s->st_tally = a->kind == CDEVS_RECORD_COUNT ? -1 : cdevs__proc_stat_add(s->p, "User", name, "Value", CDEVS_STAT_TALLY, 0);
+  if (s->p->err[0]) {
+    cdevs_ctx_fail(cx, "%s", s->p->err);
+    return CDEVS_ENOMEM;
+  }
+  return CDEVS_OK;
+}
+
+static void record_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)e;
+  flow_state *s = state;
+  double t = cdevs_ctx_time(cx);
+  for (size_t i = 0; i < x->n; i++) {
+    cdevs_entity *en = entity_at(cx, x, i);
+    if (!en) return;
+    cdevs_entity_enter(s->p, en, t);
+    cdevs__proc_count(s->p, s->st_count, t, 1);
+    double v = NAN;
+    if (s->kind == CDEVS_RECORD_ATTR) v = (uint32_t)s->set_attr < en->nattr ? en->attr[s->set_attr] : 0;
+    if (s->kind == CDEVS_RECORD_INTERVAL) v = t - ((uint32_t)s->set_attr < en->nattr ? en->attr[s->set_attr] : 0);
+    if (s->kind == CDEVS_RECORD_TIME_IN_SYSTEM) v = t - en->created;
+    if (s->st_tally >= 0) cdevs__proc_tally(s->p, s->st_tally, t, v);
+    if (pass_push(cx, &s->out, x->events[i].value->u.msg, 0)) return;
+  }
+}
+
+const cdevs_atomic_ops cdevs_record_ops = {
+    .type = "Record",
+    .state_size = sizeof(flow_state),
+    .arg_size = sizeof(cdevs_record_params),
+    .inputs = entity_in,
+    .outputs = entity_out,
+    .init = record_init,
+    .ta = flow_ta,
+    .output = flow_output,
+    .delta_int = flow_int,
+    .delta_ext = record_ext,
+    .fini = flow_fini,
+};

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* The inside of a process model's shared elements: names, resources with the blocks
+ * waiting for them, and the statistics registry with its warm-up. */
+#ifndef CDEVS_PROC_IMPL_H
+#define CDEVS_PROC_IMPL_H
+
+#include "cdevs/proc.h"
+#include "core/alloc_impl.h"
+
+/* A block waiting for a resource (a seize point): what the resource needs to choose
+ * the next entity to serve when units are released. */
+typedef struct seize_point {
+  uint32_t model;    /* the block's atomic id, woken by cdevs_send */
+  int priority;
+  uint32_t waiting;  /* entities in its queue without units */
+  double head_since; /* when its first entity began to wait */
+  int need;          /* units its first entity needs */
+  int reserved;      /* units allocated to it, not yet taken */
+} seize_point;
+
+typedef struct proc_resource {
+  char *name;
+  int capacity, busy;
+  seize_point *points;
+  uint32_t npoints, cappoints;
+  long st_busy, st_util, st_seized; /* statistics */
+} proc_resource;
+
+typedef struct proc_stat {
+  char *category, *owner, *name;
+  int kind; /* cdevs_stat_kind */
+  uint64_t count;
+  cdevs_tally *tally;
+  cdevs_tpstat *tp;
+} proc_stat;
+
+struct cdevs_proc {
+  cdevs_alloc alloc;
+  cdevs_proc_opts o;
+  double warm_t; /* statistics are cleared when the time first reaches it */
+  int warmed;
+  char **types, **attrs;
+  uint32_t ntypes, captypes, nattrs, capattrs;
+  proc_resource *res;
+  uint32_t nres, capres;
+  proc_stat *stats;
+  uint32_t nstats, capstats;
+  long *type_stats; /* per type: the first of its TYPE_STATS statistics */
+  long sys_in, sys_out;
+  uint64_t serial, wip;
+  char err[256];
+};
+
+/* The statistics of an entity type, in this order from type_stats[type]. */
+enum { TS_IN = 0, TS_OUT, TS_VA, TS_NVA, TS_WAIT, TS_TRAN, TS_OTHER, TS_TOTAL, TS_WIP, TYPE_STATS };
+
+/* Registers a statistic; its index, or −1 (the error kept in p->err). For CDEVS_STAT_TIME
+ * the value starts at v0 at the start time. */
+long cdevs__proc_stat_add(cdevs_proc *p, const char *category, const char *owner, const char *name, int kind,
+                          double v0);
+/* Statistic updates at time t (each first clears everything if t reached the warm-up). */
+void cdevs__proc_count(cdevs_proc *p, long st, double t, uint64_t n);
+void cdevs__proc_tally(cdevs_proc *p, long st, double t, double x);
+void cdevs__proc_level(cdevs_proc *p, long st, double t, double v);
+double cdevs__proc_level_of(const cdevs_proc *p, long st);
+
+/* A block joins the blocks waiting for resource r; the point's index or −1. */
+int cdevs__res_join(cdevs_proc *p, int r, uint32_t model, int priority);
+/* What point pt now waits for (after its queue changed). */
+void cdevs__res_waiting(cdevs_proc *p, int r, int pt, uint32_t waiting, double head_since, int need);
+/* Takes `units` for point pt's first entity at t, from its reservation or the free
+ * units; 1 if taken. */
+int cdevs__res_take(cdevs_proc *p, int r, int pt, int units, double t);
+/* Releases units at t and allocates them to waiting points by priority, then waiting
+ * time. The points served other than `self` (which may be −1) are written to wake
+ * (room for the resource's point count); their number is returned. */
+uint32_t cdevs__res_release(cdevs_proc *p, int r, int units, double t, int self, uint32_t *wake);
+/* Whether a held-resource list has room and a release matches: entity bookkeeping. */
+int cdevs__entity_hold(cdevs_entity *e, int r, int units);
+int cdevs__entity_unhold(cdevs_entity *e, int r, int units);
+
+/* The block's name for statistics and random streams: its path below the root
+ * ("line.drill"), or the root's name for a root that is the block itself. */
+void cdevs__proc_block_name(cdevs_ctx *cx, char *buf, size_t size);
+
+/* The time advance from now until `when`, rounded up so that now + ta >= when (the
+ * kernel adds them; the block then finds what is due at exactly `when`). */
+static inline double cdevs__ta_until(double now, double when) {
+  if (when == INFINITY) return INFINITY;
+  double ta = when - now;
+  if (ta < 0) ta = 0;
+  while (now + ta < when) ta = nextafter(ta, INFINITY);
+  return ta;
+}
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* Resources: units seized and released, and who gets a released unit — the waiting
+ * block of lowest priority value, then the one whose first entity waited longest, then
+ * the one that joined first — with the unit set aside for it until it takes it. */
+#include <math.h>
+
+#include "proc_impl.h"
+
+int cdevs__res_join(cdevs_proc *p, int r, uint32_t model, int priority) {
+  proc_resource *res = &p->res[r];
+  if (res->npoints == res->cappoints && CDEVS_GROW(&p->alloc, res->points, res->cappoints, res->npoints + 1))
+    return -1;
+  seize_point *pt = &res->points[res->npoints];
+  pt->model = model;
+  pt->priority = priority;
+  pt->waiting = 0;
+  pt->head_since = INFINITY;
+  pt->need = 1;
+  pt->reserved = 0;
+  return (int)res->npoints++;
+}
+
+void cdevs__res_waiting(cdevs_proc *p, int r, int pt, uint32_t waiting, double head_since, int need) {
+  seize_point *s = &p->res[r].points[pt];
+  s->waiting = waiting;
+  s->head_since = head_since;
+  s->need = need;
+}
+
+static void busy_changed(cdevs_proc *p, proc_resource *res, double t) {
+  cdevs__proc_level(p, res->st_busy, t, res->busy);
+  cdevs__proc_level(p, res->st_util, t, (double)res->busy / res->capacity);
+}
+
+int cdevs__res_take(cdevs_proc *p, int r, int pt, int units, double t) {
+  proc_resource *res = &p->res[r];
+  seize_point *s = &res->points[pt];
+  if (s->reserved >= units) { /* counted busy when it was set aside */
+    s->reserved -= units;
+  } else if (res->capacity - res->busy >= units) {
+    res->busy += units;
+    busy_changed(p, res, t);
+  } else {
+    return 0;
+  }
+  cdevs__proc_count(p, res->st_seized, t, (uint64_t)units);
+  return 1;
+}
+
+uint32_t cdevs__res_release(cdevs_proc *p, int r, int units, double t, int self, uint32_t *wake) {
+  proc_resource *res = &p->res[r];
+  res->busy -= units;
+  uint32_t nwake = 0;
+  for (;;) {
+    /* the best point still waiting for units beyond those set aside for it */
+    int best = -1;
+    for (uint32_t i = 0; i < res->npoints; i++) {
+      const seize_point *s = &res->points[i];
+      if (s->waiting == 0 || s->reserved > 0) continue;
+      if (best < 0) {
+        best = (int)i;
+        continue;
+      }
+      const seize_point *b = &res->points[best];
+      if (s->priority < b->priority || (s->priority == b->priority && s->head_since < b->head_since))
+        best = (int)i;
+    }
+    if (best < 0 || res->capacity - res->busy < res->points[best].need) break;
+    seize_point *s = &res->points[best];
+    res->busy += s->need;
+    s->reserved += s->need;
+    if (best != self) wake[nwake++] = s->model;
+  }
+  busy_changed(p, res, t);
+  return nwake;
+}
