@@ -677,6 +677,81 @@ static void test_shared_resource(void) {
   }
 }
 
+/* Bad input: a resource never released (a deadlock, named at the end), a capacity of
+ * 0, a negative delay drawn at run time, an entity disposed holding a resource. */
+static cdevs_status run_line(cdevs_process_params pp, int connect_out, double stop, cdevs_proc *p, char *err,
+                             size_t n) {
+  cdevs_model *root = cdevs_root_new(NULL, "bad");
+  cdevs_create_params cp = {p, NULL, expo(1), 1, 0, 5};
+  cdevs_dispose_params dp = {p};
+  cdevs_model *c = cdevs_atomic_add(root, "arrive", &cdevs_create_ops, &cp);
+  cdevs_model *q = cdevs_atomic_add(root, "drill", &cdevs_process_ops, &pp);
+  cdevs_model *d = cdevs_atomic_add(root, "leave", &cdevs_dispose_ops, &dp);
+  cdevs_connect(root, c, "out", q, "in");
+  if (connect_out) cdevs_connect(root, q, "out", d, "in");
+  cdevs_sim *sim = NULL;
+  cdevs_status st = cdevs_sim_new(root, NULL, &sim);
+  if (st == CDEVS_OK) st = cdevs_sim_run(sim, stop);
+  snprintf(err, n, "%s", sim ? cdevs_sim_errmsg(sim) : cdevs_model_errmsg(root));
+  if (st == CDEVS_OK && cdevs_sim_next_time(sim) != INFINITY) snprintf(err, n, "still running");
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  return st;
+}
+
+static void test_proc_errors(void) {
+  char err[512], why[512];
+  cdevs_proc *p = cdevs_proc_new(NULL, NULL);
+  CHECK(cdevs_proc_resource(p, "none", 0) < 0);
+  CHECK_CONTAINS(cdevs_proc_errmsg(p), "capacity >= 1 (got 0)");
+  cdevs_proc_free(p);
+
+  /* Seize-Delay with nothing after it: the first entity leaves holding the drill, the
+     four others wait for it for ever. */
+  p = cdevs_proc_new(NULL, NULL);
+  cdevs_proc_resource(p, "drill", 1);
+  cdevs_process_params pp = {p, CDEVS_SEIZE_DELAY, "drill", 1, 0, expo(0.5), CDEVS_VA, CDEVS_FIFO, NULL, 0};
+  CHECK_EQ_INT(run_line(pp, 0, INFINITY, p, err, sizeof err), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_proc_deadlock(p, why, sizeof why), 4);
+  CHECK_CONTAINS(why, "4 entities in queue 'drill.Queue' wait for resource 'drill' (1 of 1 units held) since t=");
+  cdevs_proc_free(p);
+
+  /* ... and with a Dispose after it, the disposal is the error. */
+  p = cdevs_proc_new(NULL, NULL);
+  cdevs_proc_resource(p, "drill", 1);
+  pp.proc = p;
+  CHECK_EQ_INT(run_line(pp, 1, INFINITY, p, err, sizeof err), CDEVS_EMODEL);
+  CHECK_CONTAINS(err, "entity 1 is disposed while it holds 1 units of 'drill'");
+  cdevs_proc_free(p);
+
+  /* A normal delay around 0.1 with sd 1 draws a negative time soon. */
+  p = cdevs_proc_new(NULL, NULL);
+  cdevs_proc_resource(p, "drill", 1);
+  double np[] = {0.1, 1};
+  pp.proc = p;
+  pp.action = CDEVS_SEIZE_DELAY_RELEASE;
+  CHECK(cdevs_dist_make(&pp.delay, CDEVS_DIST_NORMAL, np, 2, NULL, 0) == CDEVS_OK);
+  CHECK_EQ_INT(run_line(pp, 1, INFINITY, p, err, sizeof err), CDEVS_EMODEL);
+  CHECK_CONTAINS(err, "bad.drill");
+  CHECK_CONTAINS(err, "the delay Normal(0.1, 1) drew -");
+  CHECK_EQ_INT(cdevs_proc_deadlock(p, why, sizeof why), cdevs_proc_deadlock(p, NULL, 0));
+  cdevs_proc_free(p);
+
+  /* A resource that does not exist, and more units than it has. */
+  p = cdevs_proc_new(NULL, NULL);
+  cdevs_proc_resource(p, "drill", 2);
+  pp.proc = p;
+  pp.delay = expo(1);
+  pp.resource = "dril";
+  CHECK(run_line(pp, 1, 1, p, err, sizeof err) != CDEVS_OK);
+  CHECK_CONTAINS(err, "no resource 'dril'");
+  pp.resource = "drill";
+  pp.units = 3;
+  CHECK(run_line(pp, 1, 1, p, err, sizeof err) != CDEVS_OK);
+  CHECK_CONTAINS(err, "seizes 3 units of 'drill', which has 2");
+  cdevs_proc_free(p);
+}
+
 int main(void) {
   test_mrg32k3a();
   test_normal_quantile();
@@ -687,5 +762,6 @@ int main(void) {
   test_mm1();
   test_mm3();
   test_shared_resource();
+  test_proc_errors();
   return check_report("test_proc");
 }

@@ -225,6 +225,11 @@ void cdevs_proc_report(const cdevs_proc *p, double t_end, FILE *f);
 /* The same as CSV: category,owner,name,avg,half_width,min,max,final,count. */
 void cdevs_proc_report_csv(const cdevs_proc *p, double t_end, FILE *f);
 
+/* Entities waiting for resources, with where, for what and since when written to buf:
+ * after a run that ended because nothing was scheduled, any is a deadlock (a resource
+ * never released). 0 if none wait. */
+uint64_t cdevs_proc_deadlock(const cdevs_proc *p, char *buf, size_t size);
+
 /* Entities in the system now (created, not disposed). */
 uint64_t cdevs_proc_wip(const cdevs_proc *p);
 

@@ -16,6 +16,7 @@ typedef struct seize_point {
   double head_since; /* when its first entity began to wait */
   int need;          /* units its first entity needs */
   int reserved;      /* units allocated to it, not yet taken */
+  char name[96];     /* its queue's name, for the deadlock report */
 } seize_point;
 
 typedef struct proc_resource {
@@ -65,7 +66,7 @@ void cdevs__proc_level(cdevs_proc *p, long st, double t, double v);
 double cdevs__proc_level_of(const cdevs_proc *p, long st);
 
 /* A block joins the blocks waiting for resource r; the point's index or −1. */
-int cdevs__res_join(cdevs_proc *p, int r, uint32_t model, int priority);
+int cdevs__res_join(cdevs_proc *p, int r, uint32_t model, int priority, const char *name);
 /* What point pt now waits for (after its queue changed). */
 void cdevs__res_waiting(cdevs_proc *p, int r, int pt, uint32_t waiting, double head_since, int need);
 /* Takes `units` for point pt's first entity at t, from its reservation or the free

@@ -120,8 +120,10 @@ static int process_init(cdevs_ctx *cx, void *state, const void *arg) {
                      p->res[s->res].capacity);
       return CDEVS_EINVAL;
     }
-    if (seizes(a->action) && (s->point = cdevs__res_join(p, s->res, s->self, a->priority)) < 0) goto oom;
   }
+  char qname[240];
+  snprintf(qname, sizeof qname, "%s.Queue", s->path);
+  if (seizes(a->action) && (s->point = cdevs__res_join(p, s->res, s->self, a->priority, qname)) < 0) goto oom;
   if (a->rule == CDEVS_LVF || a->rule == CDEVS_HVF) {
     if (!a->rank_attr || (s->rank = cdevs_proc_attribute(p, a->rank_attr)) < 0) {
       cdevs_ctx_fail(cx, "Process ranks its queue by an attribute and needs its name");

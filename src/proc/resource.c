@@ -3,10 +3,12 @@
  * block of lowest priority value, then the one whose first entity waited longest, then
  * the one that joined first — with the unit set aside for it until it takes it. */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "proc_impl.h"
 
-int cdevs__res_join(cdevs_proc *p, int r, uint32_t model, int priority) {
+int cdevs__res_join(cdevs_proc *p, int r, uint32_t model, int priority, const char *name) {
   proc_resource *res = &p->res[r];
   if (res->npoints == res->cappoints && CDEVS_GROW(&p->alloc, res->points, res->cappoints, res->npoints + 1))
     return -1;
@@ -17,6 +19,7 @@ int cdevs__res_join(cdevs_proc *p, int r, uint32_t model, int priority) {
   pt->head_since = INFINITY;
   pt->need = 1;
   pt->reserved = 0;
+  snprintf(pt->name, sizeof pt->name, "%s", name);
   return (int)res->npoints++;
 }
 
@@ -73,4 +76,26 @@ uint32_t cdevs__res_release(cdevs_proc *p, int r, int units, double t, int self,
   }
   busy_changed(p, res, t);
   return nwake;
+}
+
+uint64_t cdevs_proc_deadlock(const cdevs_proc *p, char *buf, size_t size) {
+  uint64_t total = 0;
+  size_t len = 0;
+  if (size) buf[0] = 0;
+  for (uint32_t r = 0; r < p->nres; r++) {
+    const proc_resource *res = &p->res[r];
+    for (uint32_t i = 0; i < res->npoints; i++) {
+      const seize_point *s = &res->points[i];
+      if (!s->waiting) continue;
+      total += s->waiting;
+      if (len < size) {
+        int w = snprintf(buf + len, size - len,
+                         "%s%u entit%s in queue '%s' wait%s for resource '%s' (%d of %d units held) since t=%.10g",
+                         len ? "; " : "", s->waiting, s->waiting == 1 ? "y" : "ies", s->name,
+                         s->waiting == 1 ? "s" : "", res->name, res->busy, res->capacity, s->head_since);
+        if (w > 0) len += (size_t)w;
+      }
+    }
+  }
+  return total;
 }
