@@ -58,6 +58,20 @@ void cdevs_ctx_fail(cdevs_ctx *cx, const char *fmt, ...) {
                    path_of(s, cx->model, path, sizeof path), msg);
 }
 
+/* A new entry of the instant's outputs (its value retained), or NULL after an error. */
+static inline out_ev *push_out(cdevs_sim *s, double t, uint32_t m, uint32_t port, const cdevs_value *v) {
+  if (s->nouts == s->capouts && CDEVS_GROW(&s->alloc, s->outs, s->capouts, s->nouts + 1)) {
+    cdevs__sim_error(s, CDEVS_ENOMEM, "t=%.17g: out of memory for outputs", t);
+    return NULL;
+  }
+  out_ev *o = &s->outs[s->nouts++];
+  o->src = m;
+  o->port = port;
+  o->v = *v;
+  if (v->kind == CDEVS_MSG || v->kind == CDEVS_ARRAY) cdevs_msg_retain(v->u.msg);
+  return o;
+}
+
 void cdevs_emit(cdevs_ctx *cx, int port, const cdevs_value *v) {
   cdevs_sim *s = cx->sim;
   uint32_t m = cx->model;
@@ -86,18 +100,11 @@ void cdevs_emit(cdevs_ctx *cx, int port, const cdevs_value *v) {
     s->st.outputs++;
     return;
   }
-  if (s->nouts == s->capouts && CDEVS_GROW(&s->alloc, s->outs, s->capouts, s->nouts + 1)) {
-    cdevs__sim_error(s, CDEVS_ENOMEM, "t=%.17g: out of memory for outputs", cx->t);
-    return;
-  }
-  out_ev *o = &s->outs[s->nouts++];
-  o->src = m;
-  o->port = (uint32_t)port;
+  out_ev *o = push_out(s, cx->t, m, (uint32_t)port, v);
+  if (!o) return;
   o->d0 = d0;
   o->d1 = d1;
   o->to.model = UINT32_MAX;
-  o->v = *v;
-  if (v->kind == CDEVS_MSG || v->kind == CDEVS_ARRAY) cdevs_msg_retain(v->u.msg);
 }
 
 uint32_t cdevs_ctx_self(const cdevs_ctx *cx) { return cx->model; }
@@ -132,18 +139,11 @@ void cdevs_send(cdevs_ctx *cx, uint32_t to, int port, const cdevs_value *v) {
                      target->ports[CDEVS_IN][port].name, path_of(s, to, other, sizeof other));
     return;
   }
-  if (s->nouts == s->capouts && CDEVS_GROW(&s->alloc, s->outs, s->capouts, s->nouts + 1)) {
-    cdevs__sim_error(s, CDEVS_ENOMEM, "t=%.17g: out of memory for outputs", cx->t);
-    return;
-  }
-  out_ev *o = &s->outs[s->nouts++];
-  o->src = m;
-  o->port = UINT32_MAX; /* left by no output port */
+  out_ev *o = push_out(s, cx->t, m, UINT32_MAX, v); /* left by no output port */
+  if (!o) return;
   o->d0 = o->d1 = NULL;
   o->to.model = to;
   o->to.port = (uint32_t)port;
-  o->v = *v;
-  if (v->kind == CDEVS_MSG || v->kind == CDEVS_ARRAY) cdevs_msg_retain(v->u.msg);
 }
 
 void cdevs_emit_real(cdevs_ctx *cx, int port, double x) {

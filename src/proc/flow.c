@@ -255,6 +255,15 @@ static void flow_int(cdevs_ctx *cx, void *state) {
   pass_clear(&((flow_state *)state)->out);
 }
 
+/* The part of every flow block's init that names its process elements. */
+static int flow_begin(cdevs_ctx *cx, flow_state *s, cdevs_proc *p, const char *what) {
+  if (need_proc(cx, p, what)) return -1;
+  s->p = p;
+  s->al = p->alloc;
+  s->set_attr = s->set_type = -1;
+  return 0;
+}
+
 static void flow_fini(void *state) {
   flow_state *s = state;
   pass_free(&s->al, &s->out);
@@ -265,9 +274,7 @@ static const cdevs_port_def entity_out[] = {{"out", CDEVS_MSG}, {NULL, CDEVS_ANY
 static int decide_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_decide_params *a = arg;
   flow_state *s = state;
-  if (need_proc(cx, a->proc, "Decide")) return CDEVS_EINVAL;
-  s->p = a->proc;
-  s->al = a->proc->alloc;
+  if (flow_begin(cx, s, a->proc, "Decide")) return CDEVS_EINVAL;
   s->n_out = a->n_out;
   s->by_condition = a->by_condition;
   if (a->n_out < 2 || a->n_out > CDEVS_DECIDE_MAX) {
@@ -356,10 +363,7 @@ const cdevs_atomic_ops cdevs_decide_ops = {
 static int assign_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_assign_params *a = arg;
   flow_state *s = state;
-  if (need_proc(cx, a->proc, "Assign")) return CDEVS_EINVAL;
-  s->p = a->proc;
-  s->al = a->proc->alloc;
-  s->set_attr = s->set_type = -1;
+  if (flow_begin(cx, s, a->proc, "Assign")) return CDEVS_EINVAL;
   if (a->attr) {
     if ((s->set_attr = cdevs_proc_attribute(s->p, a->attr)) < 0) {
       cdevs_ctx_fail(cx, "%s", s->p->err);
@@ -419,11 +423,8 @@ const cdevs_atomic_ops cdevs_assign_ops = {
 static int record_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_record_params *a = arg;
   flow_state *s = state;
-  if (need_proc(cx, a->proc, "Record")) return CDEVS_EINVAL;
-  s->p = a->proc;
-  s->al = a->proc->alloc;
+  if (flow_begin(cx, s, a->proc, "Record")) return CDEVS_EINVAL;
   s->kind = a->kind;
-  s->set_attr = -1;
   if (a->kind < CDEVS_RECORD_COUNT || a->kind > CDEVS_RECORD_TIME_IN_SYSTEM) {
     cdevs_ctx_fail(cx, "Record has no kind %d", a->kind);
     return CDEVS_EINVAL;
