@@ -2,8 +2,10 @@
 /* bench/proc.sh's driver: process models built from C, timed in this process.
  *   proc_bench mm1 N      M/M/1 (λ = 0.8, μ = 1) until N customers have left
  *   proc_bench create N   Create → Dispose (JaamSim's first micro-benchmark)
- *   proc_bench delay N    Create → Process(Delay) → Dispose
+ *   proc_bench delay N    Create → Process(Delay, zero delay) → Dispose
  *   proc_bench seize N    Create → Process(Seize-Delay-Release, zero delay) → Dispose
+ * (both with a constant zero delay, so that seize − delay is the Seize/Release pair and
+ * no variate's cost)
  * Prints one line: `bench name=proc model=… n=… sim_s=… ns_per_entity=… per_s=…`. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -41,7 +43,7 @@ int main(int argc, char **argv) {
   cdevs_process_params pp = {p, CDEVS_SEIZE_DELAY_RELEASE, "server", 1, 0, dist(CDEVS_DIST_EXPONENTIAL, 1.0),
                              CDEVS_VA, CDEVS_FIFO, NULL, 0};
   if (!strcmp(model, "delay")) pp.action = CDEVS_DELAY;
-  if (!strcmp(model, "seize")) pp.delay = dist(CDEVS_DIST_CONSTANT, 0);
+  if (!strcmp(model, "delay") || !strcmp(model, "seize")) pp.delay = dist(CDEVS_DIST_CONSTANT, 0);
   cdevs_dispose_params dp = {p};
   cdevs_model *c = cdevs_atomic_add(root, "arrive", &cdevs_create_ops, &cp);
   cdevs_model *d = cdevs_atomic_add(root, "leave", &cdevs_dispose_ops, &dp);
