@@ -514,7 +514,7 @@ typedef struct mmc_result {
   int ok;
 } mmc_result;
 
-static double stat_avg(const cdevs_proc *p, const char *owner, const char *name, double t_end) {
+static double stat_avg(cdevs_proc *p, const char *owner, const char *name, double t_end) {
   long i = cdevs_proc_stat_find(p, owner, name);
   if (i < 0) {
     fprintf(stderr, "no statistic %s.%s\n", owner, name);
@@ -749,7 +749,48 @@ static void test_proc_errors(void) {
   pp.units = 3;
   CHECK(run_line(pp, 1, 1, p, err, sizeof err) != CDEVS_OK);
   CHECK_CONTAINS(err, "seizes 3 units of 'drill', which has 2");
+  /* a distribution filled in by hand is checked as cdevs_dist_make checks one */
+  pp.units = 1;
+  pp.delay = (cdevs_dist){.kind = CDEVS_DIST_EXPONENTIAL, .p = {-2}};
+  CHECK(run_line(pp, 1, 1, p, err, sizeof err) != CDEVS_OK);
+  CHECK_CONTAINS(err, "delay: Exponential needs mean > 0 (got -2)");
+  pp.delay = (cdevs_dist){.kind = 99};
+  CHECK(run_line(pp, 1, 1, p, err, sizeof err) != CDEVS_OK);
+  CHECK_CONTAINS(err, "delay: no such distribution (kind 99");
   cdevs_proc_free(p);
+}
+
+/* A warm-up after the last change still clears: ten customers come and go before
+ * t = 1000, so over [1000, 2000] nothing came in, nothing left, and on average no
+ * customer was in the system; over the whole run all ten did. */
+static void test_warmup_after_everything(void) {
+  for (int warm = 0; warm <= 1; warm++) {
+    cdevs_proc_opts o = cdevs_proc_opts_default();
+    o.warmup = warm ? 1000 : 0;
+    cdevs_proc *p = cdevs_proc_new(NULL, &o);
+    cdevs_proc_resource(p, "server", 1);
+    cdevs_model *root = cdevs_root_new(NULL, "w");
+    cdevs_create_params cp = {p, "C", expo(1), 1, 0, 10};
+    cdevs_process_params pp = {p, CDEVS_SEIZE_DELAY_RELEASE, "server", 1, 0, expo(0.5), CDEVS_VA, CDEVS_FIFO, NULL, 0};
+    cdevs_dispose_params dp = {p};
+    cdevs_model *c = cdevs_atomic_add(root, "c", &cdevs_create_ops, &cp);
+    cdevs_model *q = cdevs_atomic_add(root, "q", &cdevs_process_ops, &pp);
+    cdevs_model *d = cdevs_atomic_add(root, "d", &cdevs_dispose_ops, &dp);
+    cdevs_connect(root, c, "out", q, "in");
+    cdevs_connect(root, q, "out", d, "in");
+    cdevs_sim *sim = NULL;
+    if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim)) && CHECK_RUN(cdevs_sim_run(sim, 2000))) {
+      CHECK(cdevs_sim_time(sim) < 1000);
+      CHECK_EQ_INT(stat_avg(p, "System", "NumberOut", 2000), warm ? 0 : 10);
+      CHECK_EQ_INT(stat_avg(p, "C", "NumberIn", 2000), warm ? 0 : 10);
+      double wip = stat_avg(p, "C", "WIP", 2000);
+      if (warm) CHECK(wip == 0);
+      else CHECK(wip > 0);
+    }
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+    cdevs_proc_free(p);
+  }
 }
 
 int main(void) {
@@ -763,5 +804,6 @@ int main(void) {
   test_mm3();
   test_shared_resource();
   test_proc_errors();
+  test_warmup_after_everything();
   return check_report("test_proc");
 }

@@ -215,15 +215,16 @@ typedef struct cdevs_stat_info {
 } cdevs_stat_info;
 
 /* The number of statistics, and statistic i at the end time t_end (in the order they
- * were made: deterministic for a model). */
+ * were made: deterministic for a model). A t_end past the warm-up clears what came
+ * before it, if no change after it has yet. */
 size_t cdevs_proc_stat_count(const cdevs_proc *p);
-void cdevs_proc_stat(const cdevs_proc *p, size_t i, double t_end, cdevs_stat_info *out);
+void cdevs_proc_stat(cdevs_proc *p, size_t i, double t_end, cdevs_stat_info *out);
 /* The statistic with this owner and name, or −1. */
 long cdevs_proc_stat_find(const cdevs_proc *p, const char *owner, const char *name);
 /* The report Arena prints (the seed's Table 1), as text. */
-void cdevs_proc_report(const cdevs_proc *p, double t_end, FILE *f);
+void cdevs_proc_report(cdevs_proc *p, double t_end, FILE *f);
 /* The same as CSV: category,owner,name,avg,half_width,min,max,final,count. */
-void cdevs_proc_report_csv(const cdevs_proc *p, double t_end, FILE *f);
+void cdevs_proc_report_csv(cdevs_proc *p, double t_end, FILE *f);
 
 /* Entities waiting for resources, with where, for what and since when written to buf:
  * after a run that ended because nothing was scheduled, any is a deadlock (a resource

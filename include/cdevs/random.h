@@ -131,6 +131,9 @@ int cdevs_dist_arity(int kind);
  * the reason written to why (e.g. "Exponential needs mean > 0 (got -1)"). */
 cdevs_status cdevs_dist_make(cdevs_dist *d, int kind, const double *p, int n, char *why,
                              size_t why_size);
+/* Checks a distribution filled in by hand (a params struct's field) as
+ * cdevs_dist_make would: CDEVS_OK, or CDEVS_EINVAL with the reason in why. */
+cdevs_status cdevs_dist_check(const cdevs_dist *d, char *why, size_t why_size);
 /* One variate drawn with g. */
 double cdevs_dist_sample(const cdevs_dist *d, cdevs_rng *g);
 /* The distribution's mean and variance (NaN where the parameters are invalid). */

@@ -60,21 +60,6 @@ static int need_proc(cdevs_ctx *cx, const cdevs_proc *p, const char *what) {
   return -1;
 }
 
-static int check_dist(cdevs_ctx *cx, cdevs_dist *out, const cdevs_dist *d, const char *what) {
-  char why[200];
-  int n = cdevs_dist_arity(d->kind) < 0 ? 2 * d->npairs : cdevs_dist_arity(d->kind);
-  if (cdevs_dist_make(out, d->kind, d->p, n, why, sizeof why) == CDEVS_OK) return 0;
-  cdevs_ctx_fail(cx, "%s: %s", what, why);
-  return -1;
-}
-
-static void stream_of(cdevs_ctx *cx, const cdevs_proc *p, const char *role, cdevs_rng *g) {
-  char path[200], name[240];
-  cdevs__proc_block_name(cx, path, sizeof path);
-  snprintf(name, sizeof name, "%s.%s", path, role);
-  cdevs_proc_stream(p, name, g);
-}
-
 /* ---- Create ------------------------------------------------------------------------------- */
 
 typedef struct create_state {
@@ -110,7 +95,8 @@ static int create_init(cdevs_ctx *cx, void *state, const void *arg) {
   if (need_proc(cx, a->proc, "Create")) return CDEVS_EINVAL;
   s->p = a->proc;
   s->al = a->proc->alloc;
-  if (check_dist(cx, &s->interarrival, &a->interarrival, "interarrival")) return CDEVS_EINVAL;
+  if (cdevs__proc_dist(cx, &a->interarrival, "interarrival")) return CDEVS_EINVAL;
+  s->interarrival = a->interarrival;
   if (a->batch < 1 || !(a->first >= 0) || !isfinite(a->first)) {
     cdevs_ctx_fail(cx, "Create needs batch >= 1 (got %d) and a first creation time >= 0 (got %g)", a->batch,
                    a->first);
@@ -122,7 +108,7 @@ static int create_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "%s", s->p->err);
     return CDEVS_EINVAL;
   }
-  stream_of(cx, s->p, "interarrival", &s->rng);
+  cdevs__proc_stream(cx, s->p, "interarrival", &s->rng);
   s->left = a->max_arrivals ? a->max_arrivals : UINT64_MAX;
   s->sigma = a->first;
   /* The entities of an arrival are made in the transition before it (here, the
@@ -157,13 +143,8 @@ static void create_int(cdevs_ctx *cx, void *state) {
   s->nmade = 0;
   if (s->left != UINT64_MAX) s->left--;
   if (!s->left) return;
-  double d = cdevs_dist_sample(&s->interarrival, &s->rng);
-  if (!(d >= 0) || !isfinite(d)) {
-    char dist[160];
-    cdevs_dist_format(&s->interarrival, dist, sizeof dist);
-    cdevs_ctx_fail(cx, "the interarrival time %s drew %g: it must be finite and >= 0", dist, d);
-    return;
-  }
+  double d;
+  if (cdevs__proc_draw_time(cx, &s->interarrival, &s->rng, "interarrival time", &d)) return;
   s->sigma = d;
   make_batch(cx, s, t + d);
 }
@@ -304,7 +285,7 @@ static int decide_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "Decide's chances add up to %g%%, more than 100", sum);
     return CDEVS_EINVAL;
   }
-  stream_of(cx, s->p, "chance", &s->rng);
+  cdevs__proc_stream(cx, s->p, "chance", &s->rng);
   /* outputs out1..outN, added per instance */
   return CDEVS_OK;
 }
@@ -369,13 +350,14 @@ static int assign_init(cdevs_ctx *cx, void *state, const void *arg) {
       cdevs_ctx_fail(cx, "%s", s->p->err);
       return CDEVS_EINVAL;
     }
-    if (check_dist(cx, &s->dist, &a->value, a->attr)) return CDEVS_EINVAL;
+    if (cdevs__proc_dist(cx, &a->value, a->attr)) return CDEVS_EINVAL;
+    s->dist = a->value;
   }
   if (a->entity_type && (s->set_type = cdevs_proc_entity_type(s->p, a->entity_type)) < 0) {
     cdevs_ctx_fail(cx, "%s", s->p->err);
     return CDEVS_EINVAL;
   }
-  stream_of(cx, s->p, "value", &s->rng);
+  cdevs__proc_stream(cx, s->p, "value", &s->rng);
   return CDEVS_OK;
 }
 

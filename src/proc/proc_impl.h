@@ -83,6 +83,13 @@ int cdevs__entity_unhold(cdevs_entity *e, int r, int units);
 /* The block's name for statistics and random streams: its path below the root
  * ("line.drill"), or the root's name for a root that is the block itself. */
 void cdevs__proc_block_name(cdevs_ctx *cx, char *buf, size_t size);
+/* The random stream of the calling block's source `role` ("<block>.delay"). */
+void cdevs__proc_stream(cdevs_ctx *cx, const cdevs_proc *p, const char *role, cdevs_rng *g);
+/* In init: 0 if d is a valid distribution, else fails the run with "what: why". */
+int cdevs__proc_dist(cdevs_ctx *cx, const cdevs_dist *d, const char *what);
+/* A time drawn from d (a delay, an interarrival time) into *out; a negative or
+ * non-finite draw fails the run with the distribution and the value, and gives −1. */
+int cdevs__proc_draw_time(cdevs_ctx *cx, const cdevs_dist *d, cdevs_rng *g, const char *what, double *out);
 
 /* The time advance from now until `when`, rounded up so that now + ta >= when (the
  * kernel adds them; the block then finds what is due at exactly `when`). */

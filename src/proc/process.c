@@ -93,6 +93,7 @@ static int process_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->self = cdevs_ctx_self(cx);
   s->now = cdevs_ctx_time(cx);
   s->res = s->point = s->rank = -1;
+  s->st_nq = s->st_wait = s->st_balk = -1; /* a Process that seizes nothing has no queue */
   if (a->action < CDEVS_DELAY || a->action > CDEVS_DELAY_RELEASE) {
     cdevs_ctx_fail(cx, "Process has no action %d", a->action);
     return CDEVS_EINVAL;
@@ -101,14 +102,7 @@ static int process_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "Process has an allocation or queue rule out of range");
     return CDEVS_EINVAL;
   }
-  char why[200];
-  if (cdevs_dist_make(&s->delay, a->delay.kind, a->delay.p, cdevs_dist_arity(a->delay.kind) < 0
-                                                                 ? 2 * a->delay.npairs
-                                                                 : cdevs_dist_arity(a->delay.kind),
-                      why, sizeof why) != CDEVS_OK) {
-    cdevs_ctx_fail(cx, "delay: %s", why);
-    return CDEVS_EINVAL;
-  }
+  if (cdevs__proc_dist(cx, &a->delay, "delay")) return CDEVS_EINVAL;
   if (a->action != CDEVS_DELAY) {
     if (!a->resource || (s->res = cdevs_proc_find_resource(p, a->resource)) < 0) {
       cdevs_ctx_fail(cx, "Process needs a resource for its action (no resource '%s')",
@@ -130,19 +124,16 @@ static int process_init(cdevs_ctx *cx, void *state, const void *arg) {
       return CDEVS_EINVAL;
     }
   }
-  char name[240];
-  snprintf(name, sizeof name, "%s.delay", s->path);
-  cdevs_proc_stream(p, name, &s->rng);
+  cdevs__proc_stream(cx, p, "delay", &s->rng);
   s->st_in = cdevs__proc_stat_add(p, "Process", s->path, "NumberIn", CDEVS_STAT_COUNT, 0);
   s->st_out = cdevs__proc_stat_add(p, "Process", s->path, "NumberOut", CDEVS_STAT_COUNT, 0);
   s->st_va = cdevs__proc_stat_add(p, "Process", s->path, "VATime", CDEVS_STAT_TALLY, 0);
   s->st_nva = cdevs__proc_stat_add(p, "Process", s->path, "NVATime", CDEVS_STAT_TALLY, 0);
   s->st_total = cdevs__proc_stat_add(p, "Process", s->path, "TotalTime", CDEVS_STAT_TALLY, 0);
   if (seizes(a->action)) {
-    snprintf(name, sizeof name, "%s.Queue", s->path);
-    s->st_nq = cdevs__proc_stat_add(p, "Queue", name, "NQ", CDEVS_STAT_TIME, 0);
-    s->st_wait = cdevs__proc_stat_add(p, "Queue", name, "WaitTime", CDEVS_STAT_TALLY, 0);
-    s->st_balk = cdevs__proc_stat_add(p, "Queue", name, "NumberBalked", CDEVS_STAT_COUNT, 0);
+    s->st_nq = cdevs__proc_stat_add(p, "Queue", qname, "NQ", CDEVS_STAT_TIME, 0);
+    s->st_wait = cdevs__proc_stat_add(p, "Queue", qname, "WaitTime", CDEVS_STAT_TALLY, 0);
+    s->st_balk = cdevs__proc_stat_add(p, "Queue", qname, "NumberBalked", CDEVS_STAT_COUNT, 0);
   }
   if (p->err[0]) {
     cdevs_ctx_fail(cx, "%s", p->err);
@@ -192,13 +183,8 @@ static void process_output(cdevs_ctx *cx, const void *state) {
 
 /* Starts the delay of an entity at t. */
 static int start_delay(cdevs_ctx *cx, process_state *s, eitem *it, double t) {
-  double d = cdevs_dist_sample(&s->delay, &s->rng);
-  if (!(d >= 0) || !isfinite(d)) {
-    char dist[160];
-    cdevs_dist_format(&s->delay, dist, sizeof dist);
-    cdevs_ctx_fail(cx, "the delay %s drew %g: a delay must be finite and >= 0", dist, d);
-    return -1;
-  }
+  double d;
+  if (cdevs__proc_draw_time(cx, &s->delay, &s->rng, "delay", &d)) return -1;
   it->key = t + d;
   it->start = t;
   if (heap_push(&s->al, &s->busy, it)) {
@@ -210,16 +196,13 @@ static int start_delay(cdevs_ctx *cx, process_state *s, eitem *it, double t) {
 
 static void queue_changed(process_state *s, double t) {
   cdevs__proc_level(s->p, s->st_nq, t, s->queue.n);
-  if (s->point >= 0)
-    cdevs__res_waiting(s->p, s->res, s->point, s->queue.n, s->queue.n ? s->queue.a[0].arrived : INFINITY, s->units);
+  cdevs__res_waiting(s->p, s->res, s->point, s->queue.n, s->queue.n ? s->queue.a[0].arrived : INFINITY, s->units);
 }
 
 /* Moves waiting entities into the delay while units can be had. */
 static void serve(cdevs_ctx *cx, process_state *s, double t) {
-  int changed = 0;
   while (s->queue.n && cdevs__res_take(s->p, s->res, s->point, s->units, t)) {
     eitem it = heap_pop(&s->queue);
-    changed = 1;
     cdevs_entity *e = cdevs_msg_data(it.m);
     double w = t - e->since;
     e->time[CDEVS_WAIT] += w;
@@ -235,7 +218,7 @@ static void serve(cdevs_ctx *cx, process_state *s, double t) {
       return;
     }
   }
-  if (changed || s->point >= 0) queue_changed(s, t);
+  queue_changed(s, t);
 }
 
 static void arrive(cdevs_ctx *cx, process_state *s, cdevs_msg *m, double t) {

@@ -69,9 +69,24 @@ static cdevs_status check_pairs(const cdevs_dist *d, char *why, size_t size) {
   return CDEVS_OK;
 }
 
+/* The number of parameters d holds. */
+static int nparams(const cdevs_dist *d) { return kinds[d->kind].arity < 0 ? 2 * d->npairs : kinds[d->kind].arity; }
+
+cdevs_status cdevs_dist_check(const cdevs_dist *d, char *why, size_t size) {
+  cdevs_dist copy;
+  if (d->kind < 0 || d->kind >= CDEVS_DIST_KINDS || d->npairs < 0 || d->npairs > CDEVS_DIST_MAX_PAIRS) {
+    if (why && size) snprintf(why, size, "no such distribution (kind %d, %d pairs)", d->kind, d->npairs);
+    return CDEVS_EINVAL;
+  }
+  return cdevs_dist_make(&copy, d->kind, d->p, nparams(d), why, size);
+}
+
 cdevs_status cdevs_dist_make(cdevs_dist *d, int kind, const double *p, int n, char *why, size_t size) {
   memset(d, 0, sizeof *d);
-  if (kind < 0 || kind >= CDEVS_DIST_KINDS) return bad(why, size, "%s: no such distribution%.0f", "?", 0);
+  if (kind < 0 || kind >= CDEVS_DIST_KINDS) {
+    if (why && size) snprintf(why, size, "no such distribution (kind %d)", kind);
+    return CDEVS_EINVAL;
+  }
   const char *name = kinds[kind].name;
   int arity = kinds[kind].arity;
   if (arity < 0) {
@@ -320,7 +335,7 @@ static void append(char *buf, size_t size, size_t *len, const char *str) {
 
 size_t cdevs_dist_format(const cdevs_dist *d, char *buf, size_t size) {
   int kind = d->kind >= 0 && d->kind < CDEVS_DIST_KINDS ? d->kind : 0;
-  int n = kinds[kind].arity < 0 ? 2 * d->npairs : kinds[kind].arity;
+  int n = kind == d->kind && d->npairs >= 0 && d->npairs <= CDEVS_DIST_MAX_PAIRS ? nparams(d) : 0;
   char tmp[48];
   size_t len = 0;
   if (size) buf[0] = 0;

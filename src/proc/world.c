@@ -185,6 +185,32 @@ void cdevs__proc_block_name(cdevs_ctx *cx, char *buf, size_t size) {
   snprintf(buf, size, "%s", dot ? dot + 1 : path);
 }
 
+void cdevs__proc_stream(cdevs_ctx *cx, const cdevs_proc *p, const char *role, cdevs_rng *g) {
+  char path[200], name[240];
+  cdevs__proc_block_name(cx, path, sizeof path);
+  snprintf(name, sizeof name, "%s.%s", path, role);
+  cdevs_proc_stream(p, name, g);
+}
+
+int cdevs__proc_dist(cdevs_ctx *cx, const cdevs_dist *d, const char *what) {
+  char why[200];
+  if (cdevs_dist_check(d, why, sizeof why) == CDEVS_OK) return 0;
+  cdevs_ctx_fail(cx, "%s: %s", what, why);
+  return -1;
+}
+
+int cdevs__proc_draw_time(cdevs_ctx *cx, const cdevs_dist *d, cdevs_rng *g, const char *what, double *out) {
+  double x = cdevs_dist_sample(d, g);
+  if (x >= 0 && isfinite(x)) {
+    *out = x;
+    return 0;
+  }
+  char dist[160];
+  cdevs_dist_format(d, dist, sizeof dist);
+  cdevs_ctx_fail(cx, "the %s %s drew %g: it must be finite and >= 0", what, dist, x);
+  return -1;
+}
+
 /* ---- statistics ----------------------------------------------------------------------- */
 
 long cdevs__proc_stat_add(cdevs_proc *p, const char *category, const char *owner, const char *name, int kind,
@@ -248,31 +274,19 @@ long cdevs_proc_stat_find(const cdevs_proc *p, const char *owner, const char *na
   return -1;
 }
 
-void cdevs_proc_stat(const cdevs_proc *p, size_t i, double t_end, cdevs_stat_info *out) {
+void cdevs_proc_stat(cdevs_proc *p, size_t i, double t_end, cdevs_stat_info *out) {
   memset(out, 0, sizeof *out);
   if (i >= p->nstats) return;
+  tick(p, t_end); /* the warm-up clears what came before even if nothing changed after it */
   const proc_stat *s = &p->stats[i];
   out->category = s->category, out->owner = s->owner, out->name = s->name, out->kind = s->kind;
-  /* The warm-up clears what came before even if nothing changed after it. */
-  int cleared = !p->warmed && t_end >= p->warm_t;
   if (s->kind == CDEVS_STAT_COUNT) {
-    double c = cleared ? 0 : (double)s->count;
-    out->s.avg = out->s.final = out->s.min = out->s.max = c;
-    out->s.count = cleared ? 0 : s->count;
+    out->s.avg = out->s.final = out->s.min = out->s.max = (double)s->count;
+    out->s.count = s->count;
     out->s.stddev = out->s.half_width = NAN;
     out->s.hw_status = CDEVS_HW_INSUFFICIENT;
   } else if (s->kind == CDEVS_STAT_TALLY) {
-    if (cleared) {
-      cdevs_tally *empty = cdevs_tally_new(&p->alloc);
-      if (empty) cdevs_tally_summary(empty, &out->s);
-      cdevs_tally_free(empty);
-    } else {
-      cdevs_tally_summary(s->tally, &out->s);
-    }
-  } else if (cleared) {
-    cdevs_tpstat *fresh = cdevs_tpstat_new(&p->alloc, p->warm_t, cdevs_tpstat_value(s->tp), p->o.span);
-    if (fresh) cdevs_tpstat_summary(fresh, t_end, &out->s);
-    cdevs_tpstat_free(fresh);
+    cdevs_tally_summary(s->tally, &out->s);
   } else {
     cdevs_tpstat_summary(s->tp, t_end, &out->s);
   }
@@ -285,7 +299,7 @@ static void half_width(char *buf, size_t n, const cdevs_stat_summary *s) {
   else snprintf(buf, n, "%s", s->hw_status == CDEVS_HW_CORRELATED ? "(Correlated)" : "(Insufficient)");
 }
 
-void cdevs_proc_report(const cdevs_proc *p, double t_end, FILE *f) {
+void cdevs_proc_report(cdevs_proc *p, double t_end, FILE *f) {
   static const char *order[] = {"System", "Entity", "Process", "Queue", "Resource", "User"};
   fprintf(f, "Process statistics at t = %.10g", t_end);
   if (p->o.warmup > 0) fprintf(f, " (warm-up %.10g)", p->o.warmup);
@@ -315,7 +329,7 @@ void cdevs_proc_report(const cdevs_proc *p, double t_end, FILE *f) {
   }
 }
 
-void cdevs_proc_report_csv(const cdevs_proc *p, double t_end, FILE *f) {
+void cdevs_proc_report_csv(cdevs_proc *p, double t_end, FILE *f) {
   fprintf(f, "category,owner,name,kind,avg,half_width,min,max,final,count\n");
   for (uint32_t i = 0; i < p->nstats; i++) {
     cdevs_stat_info in;
