@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 usage="bench/proc.sh [--quick] [--reps N]"
 # shellcheck source=bench/common.sh
 source bench/common.sh "$@"
+tools/deps.sh bench
 cmake --build build --target proc_bench -j"$(nproc)" >/dev/null
 n=1000000 n_simpy=200000
 [ "$quick" = 1 ] && n=100000 n_simpy=20000
@@ -40,5 +41,6 @@ if $py -c 'import simpy' 2>/dev/null; then
   awk -v a="${ns[mm1]}" -v b="$(field ns_per_entity "$line")" \
     'BEGIN { printf "ratio name=proc model=mm1 cdevs_over_simpy_customers_per_s=%.1f\n", b / a }'
 else
-  echo "SimPy is not installed (Debian python3-simpy3): no ratio" >&2
+  echo "bench/proc.sh: SimPy does not import (Debian python3-simpy3; tools/deps.sh bench installs it)" >&2
+  exit 1
 fi

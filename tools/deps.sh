@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages cdevs needs: `tools/deps.sh build` or `run` (compile,
-# test, plot) or `tools/deps.sh fuzz` (also clang, for the fuzz targets). Does nothing
-# when all are present.
+# test, plot), `tools/deps.sh fuzz` (also clang, for the fuzz targets) or
+# `tools/deps.sh bench` (also SimPy, the peer of bench/proc.sh). Does nothing when all
+# are present.
 set -euo pipefail
 
 # libsundials-dev: CVODE, the reference solver of the QSS tests and benchmarks;
@@ -18,6 +19,8 @@ want=(cmake make gcc g++ libc6-dev time libdragonbox-dev libsundials-dev python3
       libhdf5-dev python3-h5py)
 # The fuzz targets: clang with its libFuzzer and sanitizer runtimes.
 [ "${1:-build}" = fuzz ] && want+=(clang libclang-rt-14-dev)
+# The process-model benchmark's peer: SimPy running the same M/M/1.
+[ "${1:-build}" = bench ] && want+=(python3-simpy3)
 
 missing=()
 for p in "${want[@]}"; do
