@@ -45,6 +45,13 @@ print("%.3g" % worst)
 EOF
 }
 
+# ratio MODEL A B: A's transitions and wall time over B's, from the arrays steps and wall.
+ratio() {
+  local a=${2,,} b=${3,,}
+  awk -v m="$1" -v s1="${steps[$2]}" -v s2="${steps[$3]}" -v w1="${wall[$2]}" -v w2="${wall[$3]}" -v a="$a" -v b="$b" \
+    'BEGIN{printf "ratio name=stiff model=%s %s_over_%s_transitions=%.3g %s_over_%s_wall=%.3g\n", m, a, b, s1/s2, a, b, (w2>0?w1/w2:0)}'
+}
+
 stop=""
 [ "$quick" = 1 ] && stop="--stop 20"
 for model in tyson pair; do
@@ -61,8 +68,7 @@ for model in tyson pair; do
     echo "bench name=stiff model=$model method=$method wall_s=$w transitions=$s" \
          "max_rel_error=$(rel_error "$work/out.csv" "$work/ref.csv")"
   done
-  awk -v m="$model" -v s1="${steps[LIQSS2]}" -v s2="${steps[mLIQSS2]}" -v w1="${wall[LIQSS2]}" -v w2="${wall[mLIQSS2]}" \
-    'BEGIN{printf "ratio name=stiff model=%s liqss2_over_mliqss2_transitions=%.3g liqss2_over_mliqss2_wall=%.3g\n", m, s1/s2, (w2>0?w1/w2:0)}'
+  ratio "$model" LIQSS2 mLIQSS2
   unset wall steps
 done
 
@@ -122,8 +128,7 @@ for method in LIQSS2 LIQSS_BDF; do
   echo "bench name=stiff model=adr$n method=$method wall_s=$w transitions=$s" \
        "front_error_s=$(front_error "$work/out.csv" "$work/ref.csv")"
 done
-awk -v m="adr$n" -v s1="${steps[LIQSS2]}" -v s2="${steps[LIQSS_BDF]}" -v w1="${wall[LIQSS2]}" -v w2="${wall[LIQSS_BDF]}" \
-  'BEGIN{printf "ratio name=stiff model=%s liqss2_over_liqss_bdf_transitions=%.3g liqss2_over_liqss_bdf_wall=%.3g\n", m, s1/s2, (w2>0?w1/w2:0)}'
+ratio "adr$n" LIQSS2 LIQSS_BDF
 unset wall steps
 
 if [ -n "${QSS_SOLVER_RUN:-}" ] && [ -n "${QSS_SOLVER_MODELS:-}" ] && [ "$quick" = 0 ]; then
