@@ -688,7 +688,14 @@ static cdevs_status run_line(cdevs_process_params pp, int connect_out, double st
   cdevs_model *q = cdevs_atomic_add(root, "drill", &cdevs_process_ops, &pp);
   cdevs_model *d = cdevs_atomic_add(root, "leave", &cdevs_dispose_ops, &dp);
   cdevs_connect(root, c, "out", q, "in");
-  if (connect_out) cdevs_connect(root, q, "out", d, "in");
+  if (connect_out == 1) cdevs_connect(root, q, "out", d, "in");
+  if (connect_out == 2) { /* a second Seize-Delay of the same resource, then the Dispose */
+    cdevs_process_params hp = pp;
+    hp.action = CDEVS_SEIZE_DELAY;
+    cdevs_model *h = cdevs_atomic_add(root, "hold", &cdevs_process_ops, &hp);
+    cdevs_connect(root, q, "out", h, "in");
+    cdevs_connect(root, h, "out", d, "in");
+  }
   cdevs_sim *sim = NULL;
   cdevs_status st = cdevs_sim_new(root, NULL, &sim);
   if (st == CDEVS_OK) st = cdevs_sim_run(sim, stop);
@@ -706,14 +713,23 @@ static void test_proc_errors(void) {
   CHECK_CONTAINS(cdevs_proc_errmsg(p), "capacity >= 1 (got 0)");
   cdevs_proc_free(p);
 
-  /* Seize-Delay with nothing after it: the first entity leaves holding the drill, the
-     four others wait for it for ever. */
+  /* A Process whose output leads nowhere: its entities would vanish uncounted. */
   p = cdevs_proc_new(NULL, NULL);
   cdevs_proc_resource(p, "drill", 1);
   cdevs_process_params pp = {p, CDEVS_SEIZE_DELAY, "drill", 1, 0, expo(0.5), CDEVS_VA, CDEVS_FIFO, NULL, 0};
-  CHECK_EQ_INT(run_line(pp, 0, INFINITY, p, err, sizeof err), CDEVS_OK);
-  CHECK_EQ_INT(cdevs_proc_deadlock(p, why, sizeof why), 4);
+  CHECK_EQ_INT(run_line(pp, 0, INFINITY, p, err, sizeof err), CDEVS_EMODEL);
+  CHECK_CONTAINS(err, "'bad.drill': its output 'out' is connected to nothing");
+  cdevs_proc_free(p);
+
+  /* Seize-Delay, then a second Seize-Delay of the one drill: the first entity holds it
+     and waits for another unit, the four others wait for it, for ever. */
+  p = cdevs_proc_new(NULL, NULL);
+  cdevs_proc_resource(p, "drill", 1);
+  pp.proc = p;
+  CHECK_EQ_INT(run_line(pp, 2, INFINITY, p, err, sizeof err), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_proc_deadlock(p, why, sizeof why), 5);
   CHECK_CONTAINS(why, "4 entities in queue 'drill.Queue' wait for resource 'drill' (1 of 1 units held) since t=");
+  CHECK_CONTAINS(why, "1 entity in queue 'hold.Queue' waits for resource 'drill'");
   cdevs_proc_free(p);
 
   /* ... and with a Dispose after it, the disposal is the error. */

@@ -196,6 +196,11 @@ void cdevs_emit(cdevs_ctx *cx, int port, const cdevs_value *v);
 void cdevs_emit_real(cdevs_ctx *cx, int port, double x);
 void cdevs_emit_int(cdevs_ctx *cx, int port, int64_t i);
 
+/* How many input ports (of atomic models, or the root's outputs) output port `port`
+ * of the model being called reaches through the couplings; from init on. A block
+ * whose outputs carry entities refuses to start with one that reaches none: what it
+ * sent there would vanish. 0 also for a port that does not exist. */
+uint32_t cdevs_ctx_fanout(const cdevs_ctx *cx, int port);
 /* The id of the model being called (0 .. atomics − 1, stable for the simulator's life):
  * what another model needs to reach it with cdevs_send. */
 uint32_t cdevs_ctx_self(const cdevs_ctx *cx);

@@ -109,6 +109,14 @@ void cdevs_emit(cdevs_ctx *cx, int port, const cdevs_value *v) {
 
 uint32_t cdevs_ctx_self(const cdevs_ctx *cx) { return cx->model; }
 
+uint32_t cdevs_ctx_fanout(const cdevs_ctx *cx, int port) {
+  const cdevs_sim *s = cx->sim;
+  uint32_t m = cx->model;
+  if (m >= s->n || port < 0 || (uint32_t)port >= s->out_base[m + 1] - s->out_base[m]) return 0;
+  uint32_t g = s->out_base[m] + (uint32_t)port;
+  return s->fo_start[g + 1] - s->fo_start[g];
+}
+
 void cdevs_send(cdevs_ctx *cx, uint32_t to, int port, const cdevs_value *v) {
   cdevs_sim *s = cx->sim;
   uint32_t m = cx->model;

@@ -92,7 +92,7 @@ oom:
 static int create_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_create_params *a = arg;
   create_state *s = state;
-  if (need_proc(cx, a->proc, "Create")) return CDEVS_EINVAL;
+  if (need_proc(cx, a->proc, "Create") || cdevs__proc_needs_out(cx, 0, "out")) return CDEVS_EINVAL;
   s->p = a->proc;
   s->al = a->proc->alloc;
   if (cdevs__proc_dist(cx, &a->interarrival, "interarrival")) return CDEVS_EINVAL;
@@ -285,8 +285,12 @@ static int decide_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "Decide's chances add up to %g%%, more than 100", sum);
     return CDEVS_EINVAL;
   }
+  for (int k = 0; k < a->n_out; k++) {
+    char name[16];
+    snprintf(name, sizeof name, "out%d", k + 1);
+    if (cdevs__proc_needs_out(cx, k, name)) return CDEVS_EINVAL;
+  }
   cdevs__proc_stream(cx, s->p, "chance", &s->rng);
-  /* outputs out1..outN, added per instance */
   return CDEVS_OK;
 }
 
@@ -344,7 +348,7 @@ const cdevs_atomic_ops cdevs_decide_ops = {
 static int assign_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_assign_params *a = arg;
   flow_state *s = state;
-  if (flow_begin(cx, s, a->proc, "Assign")) return CDEVS_EINVAL;
+  if (flow_begin(cx, s, a->proc, "Assign") || cdevs__proc_needs_out(cx, 0, "out")) return CDEVS_EINVAL;
   if (a->attr) {
     if ((s->set_attr = cdevs_proc_attribute(s->p, a->attr)) < 0) {
       cdevs_ctx_fail(cx, "%s", s->p->err);
@@ -405,7 +409,7 @@ const cdevs_atomic_ops cdevs_assign_ops = {
 static int record_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_record_params *a = arg;
   flow_state *s = state;
-  if (flow_begin(cx, s, a->proc, "Record")) return CDEVS_EINVAL;
+  if (flow_begin(cx, s, a->proc, "Record") || cdevs__proc_needs_out(cx, 0, "out")) return CDEVS_EINVAL;
   s->kind = a->kind;
   if (a->kind < CDEVS_RECORD_COUNT || a->kind > CDEVS_RECORD_TIME_IN_SYSTEM) {
     cdevs_ctx_fail(cx, "Record has no kind %d", a->kind);
@@ -417,7 +421,7 @@ static int record_init(cdevs_ctx *cx, void *state, const void *arg) {
     return CDEVS_EINVAL;
   }
   char path[200];
-  cdevs__proc_block_name(cx, path, sizeof path);
+  cdevs__proc_block_name(cx, s->p, path, sizeof path);
   const char *name = a->name ? a->name : path;
   s->st_count = cdevs__proc_stat_add(s->p, "User", name, "Count", CDEVS_STAT_COUNT, 0);
   s->st_tally = a->kind == CDEVS_RECORD_COUNT ? -1 : cdevs__proc_stat_add(s->p, "User", name, "Value", CDEVS_STAT_TALLY, 0);

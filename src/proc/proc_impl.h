@@ -82,7 +82,10 @@ int cdevs__entity_unhold(cdevs_entity *e, int r, int units);
 
 /* The block's name for statistics and random streams: its path below the root
  * ("line.drill"), or the root's name for a root that is the block itself. */
-void cdevs__proc_block_name(cdevs_ctx *cx, char *buf, size_t size);
+/* A block's output that carries entities must reach some input: 0, or -1 after failing
+ * the model with a message naming the port. */
+int cdevs__proc_needs_out(cdevs_ctx *cx, int port, const char *name);
+void cdevs__proc_block_name(cdevs_ctx *cx, const cdevs_proc *p, char *buf, size_t size);
 /* The random stream of the calling block's source `role` ("<block>.delay"). */
 void cdevs__proc_stream(cdevs_ctx *cx, const cdevs_proc *p, const char *role, cdevs_rng *g);
 /* In init: 0 if d is a valid distribution, else fails the run with "what: why". */

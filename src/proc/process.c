@@ -71,7 +71,7 @@ typedef struct process_state {
 
 enum { IN_ENTITY = 0, IN_WAKE = 1 };
 
-static const cdevs_port_def proc_in[] = {{"in", CDEVS_MSG}, {"wake", CDEVS_INT}, {NULL, CDEVS_ANY}};
+static const cdevs_port_def proc_in[] = {{"in", CDEVS_MSG}, {"_wake", CDEVS_INT}, {NULL, CDEVS_ANY}};
 static const cdevs_port_def proc_out[] = {{"out", CDEVS_MSG}, {NULL, CDEVS_ANY}};
 
 static int seizes(int action) { return action == CDEVS_SEIZE_DELAY || action == CDEVS_SEIZE_DELAY_RELEASE; }
@@ -85,9 +85,10 @@ static int process_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "Process needs its process elements (proc)");
     return CDEVS_EINVAL;
   }
+  if (cdevs__proc_needs_out(cx, 0, "out")) return CDEVS_EINVAL;
   s->p = p;
   s->al = p->alloc;
-  cdevs__proc_block_name(cx, s->path, sizeof s->path);
+  cdevs__proc_block_name(cx, p, s->path, sizeof s->path);
   s->action = a->action, s->units = a->units, s->priority = a->priority, s->allocation = a->allocation;
   s->rule = a->rule, s->capacity = a->capacity, s->delay = a->delay;
   s->self = cdevs_ctx_self(cx);

@@ -178,16 +178,28 @@ void cdevs_proc_stream(const cdevs_proc *p, const char *name, cdevs_rng *g) {
 
 uint64_t cdevs_proc_wip(const cdevs_proc *p) { return p->wip; }
 
-void cdevs__proc_block_name(cdevs_ctx *cx, char *buf, size_t size) {
+void cdevs__proc_block_name(cdevs_ctx *cx, const cdevs_proc *p, char *buf, size_t size) {
   char path[256];
   cdevs_model_path(cdevs_ctx_model(cx), path, sizeof path);
-  const char *dot = strchr(path, '.');
-  snprintf(buf, size, "%s", dot ? dot + 1 : path);
+  const char *name = path;
+  for (int lv = 0, skip = 1 + (p ? p->o.skip_levels : 0); lv < skip; lv++) { /* the root, and skip_levels more */
+    const char *dot = strchr(name, '.');
+    if (!dot) break;
+    name = dot + 1;
+  }
+  snprintf(buf, size, "%s", name);
+}
+
+int cdevs__proc_needs_out(cdevs_ctx *cx, int port, const char *name) {
+  if (cdevs_ctx_fanout(cx, port)) return 0;
+  cdevs_ctx_fail(cx, "its output '%s' is connected to nothing: the entities leaving by it would vanish uncounted "
+                     "(connect it, to a Dispose if they leave the system there)", name);
+  return -1;
 }
 
 void cdevs__proc_stream(cdevs_ctx *cx, const cdevs_proc *p, const char *role, cdevs_rng *g) {
   char path[200], name[240];
-  cdevs__proc_block_name(cx, path, sizeof path);
+  cdevs__proc_block_name(cx, p, path, sizeof path);
   snprintf(name, sizeof name, "%s.%s", path, role);
   cdevs_proc_stream(p, name, g);
 }
@@ -280,6 +292,7 @@ void cdevs_proc_stat(cdevs_proc *p, size_t i, double t_end, cdevs_stat_info *out
   tick(p, t_end); /* the warm-up clears what came before even if nothing changed after it */
   const proc_stat *s = &p->stats[i];
   out->category = s->category, out->owner = s->owner, out->name = s->name, out->kind = s->kind;
+  out->mser5 = s->kind == CDEVS_STAT_TALLY ? cdevs_tally_mser5(s->tally) : NAN;
   if (s->kind == CDEVS_STAT_COUNT) {
     out->s.avg = out->s.final = out->s.min = out->s.max = (double)s->count;
     out->s.count = s->count;
@@ -303,7 +316,7 @@ void cdevs_proc_report(cdevs_proc *p, double t_end, FILE *f) {
   static const char *order[] = {"System", "Entity", "Process", "Queue", "Resource", "User"};
   fprintf(f, "Process statistics at t = %.10g", t_end);
   if (p->o.warmup > 0) fprintf(f, " (warm-up %.10g)", p->o.warmup);
-  fprintf(f, ", replication %llu\n", (unsigned long long)p->o.replication);
+  fprintf(f, ", replication %llu\n", (unsigned long long)p->o.replication + 1);
   for (size_t c = 0; c < sizeof order / sizeof *order; c++) {
     int header = 0;
     for (uint32_t i = 0; i < p->nstats; i++) {
