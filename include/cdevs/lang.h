@@ -136,6 +136,100 @@ void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st);
  * integrators of its block diagram). */
 void cdevs_mo_stats_sim(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st);
 
+
+/* ---- Blocks of other layers -------------------------------------------------------- */
+
+/*
+ * The layers below the language (process blocks, real-time ports) add their blocks to
+ * what a model file may instantiate as `cdevs.Name x(param = value, ...)`: a library of
+ * block descriptions, registered once before models are loaded. A block's parameters
+ * are fields of its params struct, named, with a kind:
+ */
+typedef enum cdevs_lang_kind {
+  CDEVS_LP_REAL = 1, /* double: a constant expression */
+  CDEVS_LP_INT,      /* int: a constant integer expression */
+  CDEVS_LP_METHOD,   /* cdevs_qss_method: QSS1 .. LIQSS3 */
+  CDEVS_LP_FN,       /* cdevs_fn: sin, cos, ... */
+  CDEVS_LP_REALS,    /* double[8]: {v1, ...} */
+  CDEVS_LP_NAME,     /* const char *: "text" or a bare name (kept by the model) */
+  CDEVS_LP_REF,      /* const char *: the name of another component, of block type `ref` */
+  CDEVS_LP_TERM      /* anything: the value as written, turned into the field by `convert` */
+} cdevs_lang_kind;
+
+/* A modifier's value as written, for CDEVS_LP_TERM: names of the model's parameters
+ * and constants and constant expressions are already numbers. The names in it are
+ * kept by the model: a converter may store them. */
+typedef enum cdevs_term_kind {
+  CDEVS_TERM_NUM = 1, /* num */
+  CDEVS_TERM_NAME,    /* name: a bare name that is no constant */
+  CDEVS_TERM_STRING,  /* name: "text" */
+  CDEVS_TERM_CALL,    /* name(kid[0], ...) */
+  CDEVS_TERM_ARRAY,   /* {kid[0], ...} */
+  CDEVS_TERM_REL      /* name op num: a relation of a bare name and a constant */
+} cdevs_term_kind;
+typedef struct cdevs_lang_term {
+  int kind;         /* cdevs_term_kind */
+  const char *name;
+  double num;
+  const char *op;   /* CDEVS_TERM_REL: "<", "<=", ">", ">=", "==", "<>" */
+  int n;            /* CDEVS_TERM_CALL, CDEVS_TERM_ARRAY */
+  const struct cdevs_lang_term *kid;
+} cdevs_lang_term;
+
+typedef struct cdevs_lang_param {
+  const char *name;
+  size_t offset; /* of the field in the block's params struct */
+  int kind;      /* cdevs_lang_kind */
+  /* CDEVS_LP_REF: the block type the named component must be ("Resource"). */
+  const char *ref;
+  /* CDEVS_LP_TERM: 0, or -1 with what is wrong in msg (reported at the value). */
+  int (*convert)(const cdevs_lang_term *t, void *field, char *msg, size_t size);
+  const char *help; /* for cdevs list-blocks */
+} cdevs_lang_param;
+
+typedef struct cdevs_lang_block {
+  const char *name;
+  /* The atomic model of each instance; NULL for a data module (a resource: something
+   * the blocks share, declared in the context, no model). */
+  const cdevs_atomic_ops *ops;
+  size_t arg_size;                 /* of its params struct */
+  const cdevs_lang_param *params;  /* ends with a NULL name */
+  /* It computes its outputs from its inputs at once (a loop through it and the
+   * equations has no delay in it). */
+  int through;
+  /* How many of its first output ports the instance uses (NULL: all); each of those
+   * that carries entities (CDEVS_MSG) must be connected. */
+  int (*used_outputs)(const void *arg);
+  /* The parameters before the modifiers (NULL: all zero). */
+  void (*defaults)(void *arg);
+  /* The parameters together, once they are set: 0, or -1 with a message (reported at
+   * the declaration). NULL: nothing to check. */
+  int (*check)(void *arg, char *msg, size_t size);
+  /* The context the library's blocks share (cdevs_mo_set_context) is stored in each
+   * instance's params at this offset, when the library has a context. */
+  size_t context_offset;
+  /* A data module: declares the instance in the context, before any model is added
+   * (name: the component's name). 0, or -1 with a message. */
+  int (*declare)(void *context, const char *name, const void *arg, char *msg, size_t size);
+  const char *help;
+} cdevs_lang_block;
+
+typedef struct cdevs_lang_library {
+  const char *context; /* the kind of context its blocks share ("proc"), or NULL */
+  const cdevs_lang_block *blocks;
+  size_t nblocks;
+} cdevs_lang_library;
+
+/* Adds a library's blocks to what model files may instantiate (the same library twice
+ * is added once). Call before loading models; not thread-safe. 0, or -1 (a block name
+ * already taken, too many libraries). */
+int cdevs_lang_register(const cdevs_lang_library *lib);
+/* Whether the model instantiates blocks of a library whose context kind is `context`. */
+int cdevs_mo_uses(const cdevs_mo *mo, const char *context);
+/* The context those blocks share in the next cdevs_mo_add (for "proc", a cdevs_proc):
+ * data modules are declared in it there. cdevs_mo_add fails without one. */
+void cdevs_mo_set_context(cdevs_mo *mo, const char *context, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,8 @@ typedef struct cdevs_proc_opts {
   double start;         /* the start time of the run */
   double warmup;        /* statistics are cleared at start + warmup (0: never) */
   double span;          /* the expected length of the run, for the batch means (0: unknown) */
+  int skip_levels;      /* levels below the root left out of block names in statistics and
+                           stream names (1: a model file added as one coupled model) */
 } cdevs_proc_opts;
 
 /* Default options: package seed 0 (L'Ecuyer's), replication 0, no warm-up. */
@@ -199,6 +201,12 @@ typedef struct cdevs_record_params {
 } cdevs_record_params;
 extern const cdevs_atomic_ops cdevs_record_ops;
 
+/* The blocks above in model files (cdevs.Create, cdevs.Process, cdevs.Decide,
+ * cdevs.Assign, cdevs.Record, cdevs.Dispose, and the data module cdevs.Resource), for
+ * cdevs_lang_register; their context (cdevs_mo_set_context "proc") is a cdevs_proc. */
+struct cdevs_lang_library;
+extern const struct cdevs_lang_library cdevs_proc_library;
+
 /* ---- Statistics and the report ------------------------------------------------------ */
 
 /* What a statistic is. */
@@ -212,6 +220,7 @@ typedef struct cdevs_stat_info {
   const char *name;
   int kind;             /* cdevs_stat_kind */
   cdevs_stat_summary s; /* for a count: avg = final = count */
+  double mser5;         /* a tally's MSER-5 truncation time (cdevs_tally_mser5); NaN otherwise */
 } cdevs_stat_info;
 
 /* The number of statistics, and statistic i at the end time t_end (in the order they

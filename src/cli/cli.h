@@ -86,6 +86,11 @@ const char *cli_plot_terminal(const char *out);
 /* ---- subcommands ------------------------------------------------------------------- */
 
 int cli_run(int argc, char **argv);
+/* Stop signals (SIGINT, SIGTERM, SIGHUP) end the run of sim at its current instant
+ * instead of the process; cli_stop_signal says which came (0: none). */
+void cli_catch_stop_signals(cdevs_sim *sim);
+int cli_stop_signal(void);
+const char *cli_signal_name(int sig);
 int cli_check(int argc, char **argv);
 int cli_example(int argc, char **argv);
 int cli_devstone(int argc, char **argv);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "proc_run.h"
 #ifdef CDEVS_HAVE_HDF5
 #include "h5out.h"
 #endif
@@ -131,7 +132,7 @@ static void on_stop_signal(int sig) {
   cdevs_sim_request_stop(running);
 }
 
-static void catch_stop_signals(cdevs_sim *sim) {
+void cli_catch_stop_signals(cdevs_sim *sim) {
   struct sigaction sa = {0};
   running = sim;
   sa.sa_handler = on_stop_signal;
@@ -142,7 +143,9 @@ static void catch_stop_signals(cdevs_sim *sim) {
   sigaction(SIGHUP, &sa, NULL);
 }
 
-static const char *signal_name(int sig) {
+int cli_stop_signal(void) { return stop_signal; }
+
+const char *cli_signal_name(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
@@ -164,6 +167,12 @@ static const cli_opt run_opts[] = {
     {"plot", "FILE", "draw the results into FILE.svg or FILE.png with gnuplot"},
     {"quiet", NULL, "no progress line and no 'wrote' message"},
     {"jacobian", "exact|secant", "how LIQSS takes df/dx: exactly, or from the last step's secant"},
+    {"seed", "N", "process models: the random package seed (0, the default: L'Ecuyer's 12345s)"},
+    {"reps", "K", "process models: K independent replications (replication r on substream r); the report "
+                  "gives each statistic's mean over them with its 95% half-width"},
+    {"jobs", "J", "run the replications in J worker processes (the same report, byte for byte, for any J)"},
+    {"warmup", "T", "process models: clear the statistics at start + T"},
+    {"report", "FILE", "process models: the statistics as .csv or .json (default results/MODEL.report.csv)"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_run_cmd = {
@@ -174,15 +183,15 @@ const cli_cmd cli_run_cmd = {
     "up to there written and the summary saying where it stopped.",
     run_opts};
 
-/* results/<model>.csv for a model file: its name without directory and extension. */
-static char *default_out(const char *path) {
+/* results/<model><ext> for a model file: its name without directory and extension. */
+static char *default_out(const char *path, const char *ext) {
   const char *base = strcmp(path, "-") ? strrchr(path, '/') : NULL;
   base = !strcmp(path, "-") ? "stdin" : base ? base + 1 : path;
   size_t n = strlen(base);
   const char *dot = strrchr(base, '.');
   if (dot && dot != base) n = (size_t)(dot - base);
-  char *out = malloc(n + sizeof "results/.csv");
-  if (out) sprintf(out, "results/%.*s.csv", (int)n, base);
+  char *out = malloc(n + strlen(ext) + sizeof "results/");
+  if (out) sprintf(out, "results/%.*s%s", (int)n, base, ext);
   return out;
 }
 
@@ -288,6 +297,8 @@ int cli_run(int argc, char **argv) {
   cdevs_mo_jacobian jac = CDEVS_JAC_EXACT;
   int quiet = 0, no_out = 0, raw = 0, rc, layout = -1; /* -1: auto */
   cdevs_mo_zeno zeno = CDEVS_ZENO_STOP;
+  cli_proc_opts po = {0, 1, 1, 0.0, NULL, 0};
+  const char *proc_flag = NULL; /* a process-model option given, for the message if the model has none */
   cli_parser p;
   cli_parse_begin(&p, &cli_run_cmd, argc, argv);
   while ((rc = cli_parse_next(&p)) == 0) {
@@ -333,6 +344,28 @@ int cli_run(int argc, char **argv) {
     } else if (cli_is(&p, "format")) {
       if (strcmp(v, "wide") && strcmp(v, "long") && strcmp(v, "auto")) return cli_bad_value(&p, "wide|long|auto");
       layout = !strcmp(v, "wide") ? CDEVS_RESULTS_WIDE : !strcmp(v, "long") ? CDEVS_RESULTS_LONG : -1;
+    } else if (cli_is(&p, "seed") || cli_is(&p, "reps") || cli_is(&p, "jobs")) {
+      char *end;
+      errno = 0;
+      unsigned long long x = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : 0;
+      int seed = cli_is(&p, "seed"), reps = cli_is(&p, "reps");
+      unsigned long long lo = seed ? 0 : 1, hi = seed ? UINT64_MAX : reps ? 100000000ULL : 1024;
+      if (!(v[0] >= '0' && v[0] <= '9') || *end || errno || x < lo || x > hi)
+        return cli_bad_value(&p, seed ? "a whole number >= 0" : reps ? "a whole number from 1 to 10^8"
+                                                                     : "a whole number from 1 to 1024");
+      if (seed) po.seed = x;
+      else if (reps) po.reps = x;
+      else po.jobs = (unsigned)x;
+      proc_flag = seed ? "seed" : reps ? "reps" : "jobs";
+    } else if (cli_is(&p, "warmup")) {
+      if (cli_parse_double(v, &po.warmup) || !(po.warmup >= 0) || isinf(po.warmup))
+        return cli_bad_value(&p, "a time >= 0");
+      proc_flag = "warmup";
+    } else if (cli_is(&p, "report")) {
+      const char *dot = strrchr(v, '.');
+      if (!dot || (strcmp(dot, ".csv") && strcmp(dot, ".json"))) return cli_bad_value(&p, "a .csv or .json file");
+      po.report = v;
+      proc_flag = "report";
     } else if (cli_is(&p, "zeno")) {
       if (strcmp(v, "stop") && strcmp(v, "continue")) return cli_bad_value(&p, "stop|continue");
       zeno = strcmp(v, "stop") ? CDEVS_ZENO_CONTINUE : CDEVS_ZENO_STOP;
@@ -370,8 +403,10 @@ int cli_run(int argc, char **argv) {
   /* Without --out, results/<model>.csv, said on stderr: a run that writes nothing
    * and says nothing loses its results. */
   char *def = NULL;
-  if (!out && !no_out) {
-    if (!(out = def = default_out(path)) || (mkdir("results", 0777) && errno != EEXIST)) {
+  /* A process model with no continuous variables: its report is its result. */
+  int report_only = cdevs_mo_uses(mo, "proc") && cdevs_mo_output_count(mo) == 0 && !vars && !out;
+  if (!out && !no_out && !report_only) {
+    if (!(out = def = default_out(path, ".csv")) || (mkdir("results", 0777) && errno != EEXIST)) {
       if (def)
         fprintf(stderr, "cdevs run: cannot create results/ for %s: %s (choose a file with --out)\n", out,
                 strerror(errno));
@@ -403,6 +438,56 @@ int cli_run(int argc, char **argv) {
     free(def);
     return CLI_USAGE;
   }
+  /* Process models: their elements, their replications, their report. */
+  int is_proc = cdevs_mo_uses(mo, "proc");
+  char *def_report = NULL;
+  cdevs_proc *world = NULL;
+  if (!is_proc && proc_flag) {
+    fprintf(stderr, "cdevs run: --%s is for models with process blocks (cdevs.Create, cdevs.Process, ...); %s has "
+                    "none\n", proc_flag, path);
+    cdevs_mo_free(mo);
+    free(def);
+    return CLI_USAGE;
+  }
+  if (is_proc) {
+    if (!(po.warmup < e.stop - e.start)) {
+      fprintf(stderr, "cdevs run: --warmup %g leaves nothing of the run (%g to %g)\n", po.warmup, e.start, e.stop);
+      cdevs_mo_free(mo);
+      free(def);
+      return CLI_USAGE;
+    }
+    if (!po.report && !no_out) {
+      if (!(po.report = def_report = default_out(path, ".report.csv")) ||
+          (mkdir("results", 0777) && errno != EEXIST)) {
+        fprintf(stderr, "cdevs run: cannot create results/ for the report: %s (choose a file with --report)\n",
+                strerror(errno));
+        cdevs_mo_free(mo);
+        free(def), free(def_report);
+        return CLI_FAIL;
+      }
+    }
+    po.quiet = quiet;
+  }
+  if (is_proc && (po.reps > 1 || po.jobs > 1)) {
+    if (out && !def) {
+      fprintf(stderr, "cdevs run: --out writes one run's variables; with --reps, --report has every replication's "
+                      "statistics\n");
+      rc = CLI_USAGE;
+    } else {
+      rc = cli_proc_reps(path, mo, &e, &po);
+    }
+    cdevs_mo_free(mo);
+    free(def), free(def_report);
+    return rc;
+  }
+  if (is_proc) {
+    if (!(world = cli_proc_world(&po, &e, 0))) {
+      cdevs_mo_free(mo);
+      free(def), free(def_report);
+      return CLI_FAIL;
+    }
+    cdevs_mo_set_context(mo, "proc", world);
+  }
   cdevs_model *root = cdevs_root_new(NULL, "run");
   cdevs_mo_set_stop(mo, e.stop);
   cdevs_mo_set_jacobian(mo, jac);
@@ -419,11 +504,12 @@ int cli_run(int argc, char **argv) {
     fprintf(stderr, "cdevs run: %s\n", cdevs_model_errmsg(root)[0] ? cdevs_model_errmsg(root) : cdevs_strerror(st));
     cdevs_model_free(root);
     cdevs_mo_free(mo);
-    free(def);
+    cdevs_proc_free(world);
+    free(def), free(def_report);
     return CLI_FAIL;
   }
   /* From here a stop signal ends the run, not the process: the results are kept. */
-  catch_stop_signals(sim);
+  cli_catch_stop_signals(sim);
   cdevs_results *res = NULL;
   if (out) {
     size_t no = cdevs_mo_output_count(mo);
@@ -493,7 +579,7 @@ int cli_run(int argc, char **argv) {
   cdevs_mo_stats ms;
   cdevs_mo_stats_sim(mo, sim, &ms);
   char stopped[256] = "";
-  if (sig) snprintf(stopped, sizeof stopped, " interrupted at t=%.17g (%s)", t_end, signal_name(sig));
+  if (sig) snprintf(stopped, sizeof stopped, " interrupted at t=%.17g (%s)", t_end, cli_signal_name(sig));
   if (ms.paired) {
     size_t n = strlen(stopped);
     snprintf(stopped + n, sizeof stopped - n, " paired=%llu", (unsigned long long)ms.paired);
@@ -508,14 +594,30 @@ int cli_run(int argc, char **argv) {
     snprintf(stopped + n, sizeof stopped - n, " zeno=%llu (events accumulating at t=%.10g, %s)",
              (unsigned long long)ms.zeno, ms.zeno_t, zeno == CDEVS_ZENO_CONTINUE ? "run through" : "stopped there");
   }
+  if (world) {
+    cdevs_stats ks;
+    cdevs_sim_stats(sim, &ks);
+    unsigned long long tr = (unsigned long long)(ks.internals + ks.externals + ks.confluents);
+    fprintf(stderr, "summary: process model: entities in system %llu, transitions=%llu wall_s=%.6f "
+                    "transitions_per_s=%.0f%s\n",
+            (unsigned long long)cdevs_proc_wip(world), tr, wall, wall > 0 ? (double)tr / wall : 0.0, stopped);
+  }
+  if (!world || cdevs_mo_state_count(mo))
   fprintf(stderr,
           "summary: method=%s states=%zu transitions=%llu zero_crossings=%llu wall_s=%.6f events_per_s=%.0f "
           "refreshes=%llu%s\n",
           cdevs_qss_method_name(e.method), cdevs_mo_state_count(mo), (unsigned long long)ms.steps,
           (unsigned long long)ms.crossings, wall, wall > 0 ? (double)(ms.steps + ms.crossings) / wall : 0.0,
           (unsigned long long)ms.refreshes, stopped);
+  int passive = ran && !st && !sig && isinf(cdevs_sim_next_time(sim));
   cdevs_sim_free(sim);
   cdevs_model_free(root);
+  if (world) { /* the statistics up to where the run got, also after an error or a stop signal */
+    int prc = cli_proc_finish(world, &e, &po, t_end, passive);
+    if (prc && rc == CLI_OK) rc = prc;
+    cdevs_mo_set_context(mo, "proc", NULL);
+    cdevs_proc_free(world);
+  }
   if (rc == CLI_OK && plot) {
     const char *title = strcmp(path, "-") ? path : "<stdin>";
     size_t nout = cdevs_mo_output_count(mo);
@@ -540,7 +642,7 @@ int cli_run(int argc, char **argv) {
                                                            : " (time,variable,value at each change)");
   }
   cdevs_mo_free(mo);
-  free(def);
+  free(def), free(def_report);
   return rc;
 }
 

@@ -371,6 +371,13 @@ static int declare(comp *c) {
         break;
       }
       k->b = b;
+      k->line = d->line, k->col = d->col;
+      k->arg = calloc(1, b->arg_size ? b->arg_size : 1);
+      if (!k->arg) {
+        c->oom = 1;
+        break;
+      }
+      if (b->defaults) b->defaults(k->arg);
       s->cls = V_UNKNOWN;
       s->size = 0;
       s->first_flat = flat;
@@ -910,12 +917,128 @@ static int bdf_states(comp *c, cdevs_mo *mo, const node *v) {
   return 0;
 }
 
+/* ---- Terms: a modifier's value as written, for the blocks of other layers ---------- */
+
+static void term_free(cdevs_lang_term *t) {
+  if (!t) return;
+  for (int i = 0; i < t->n; i++) term_free((cdevs_lang_term *)(uintptr_t)&t->kid[i]);
+  free((void *)(uintptr_t)t->kid);
+}
+
+/* A bare name that is no variable, constant or built-in constant of the model. */
+static int free_name(comp *c, const node *v) {
+  double x;
+  return v->kind == X_REF && v->nkid == 0 && !strchr(v->name, '.') && !lang_lookup(c, v->name) &&
+         !lang_builtin_const(v->name, &x) && strcmp(v->name, "time") != 0;
+}
+
+static const char *rel_name(int op) {
+  switch (op) {
+  case T_LT: return "<";
+  case T_LE: return "<=";
+  case T_GT: return ">";
+  case T_GE: return ">=";
+  case T_EQEQ: return "==";
+  case T_NE: return "<>";
+  }
+  return NULL;
+}
+
+/* Text a parameter keeps (names of entity types, resources): owned by the model. */
+static const char *mo_keep(comp *c, cdevs_mo *mo, const char *text) {
+  char **ns = realloc(mo->strs, (mo->nstrs + 1) * sizeof *ns);
+  if (!ns) return c->oom = 1, NULL;
+  mo->strs = ns;
+  if (!(ns[mo->nstrs] = lang_dup(text))) return c->oom = 1, NULL;
+  return ns[mo->nstrs++];
+}
+
+/* The term of v into t (its kids malloc'd); 0, or -1 after an error was reported. */
+static int term_build(comp *c, cdevs_mo *mo, const node *v, cdevs_lang_term *t, int depth) {
+  memset(t, 0, sizeof *t);
+  if (depth > 8) {
+    lang_error(c->d, v->line, v->col, "a parameter value nested this deep means nothing here");
+    return -1;
+  }
+  if (v->kind == X_STRING || free_name(c, v)) {
+    t->kind = v->kind == X_STRING ? CDEVS_TERM_STRING : CDEVS_TERM_NAME;
+    return (t->name = mo_keep(c, mo, v->name)) ? 0 : -1;
+  }
+  if (v->kind == X_BIN && rel_name(v->op) && free_name(c, v->kid[0])) {
+    int ok = 1;
+    t->kind = CDEVS_TERM_REL;
+    if (!(t->name = mo_keep(c, mo, v->kid[0]->name))) return -1;
+    t->op = rel_name(v->op);
+    t->num = lang_ceval(c, v->kid[1], &ok);
+    if (!ok) lang_error(c->d, v->kid[1]->line, v->kid[1]->col, "the right side of '%s' must be a constant", t->op);
+    return ok ? 0 : -1;
+  }
+  const char *f = v->kind == X_CALL && !strncmp(v->name, "math.", 5) ? v->name + 5 : v->name;
+  int is_call = v->kind == X_CALL && !cdevs_fn_parse(f) && lang_fn_op(f) < 0 && strcmp(f, "sum") &&
+                strcmp(f, "product") && strcmp(f, "div");
+  if (is_call || v->kind == X_ARRAY) {
+    t->kind = is_call ? CDEVS_TERM_CALL : CDEVS_TERM_ARRAY;
+    if (is_call && !(t->name = mo_keep(c, mo, v->name))) return -1;
+    cdevs_lang_term *kid = calloc(v->nkid ? (size_t)v->nkid : 1, sizeof *kid);
+    if (!kid) return c->oom = 1, -1;
+    t->kid = kid;
+    int rc = 0;
+    for (int i = 0; i < v->nkid && !rc; i++) {
+      rc = term_build(c, mo, v->kid[i], &kid[i], depth + 1);
+      t->n = i + 1;
+    }
+    return rc;
+  }
+  int ok = 1;
+  t->kind = CDEVS_TERM_NUM;
+  t->num = lang_ceval(c, v, &ok);
+  if (!ok && !c->d->errors) lang_error(c->d, v->line, v->col, "this value cannot be evaluated here");
+  return ok ? 0 : -1;
+}
+
+/* The modifier value v of a CDEVS_LP_NAME, CDEVS_LP_REF or CDEVS_LP_TERM parameter
+ * into dst: 0, or -1 after reporting. */
+static int other_param(comp *c, cdevs_mo *mo, const mo_comp *k, const lang_param *lp, const node *v, unsigned char *dst) {
+  if (lp->kind == LP_NAME || lp->kind == LP_REF) {
+    if (v->kind != X_STRING && !(v->kind == X_REF && v->nkid == 0)) {
+      lang_error(c->d, v->line, v->col, "%s needs a name%s", lp->name,
+                 lp->kind == LP_REF ? "" : " (\"text\" or a bare name)");
+      return -1;
+    }
+    if (lp->kind == LP_REF) {
+      const mo_comp *to = NULL;
+      for (uint32_t i = 0; i < mo->ncomps; i++)
+        if (!strcmp(mo->comps[i].name, v->name)) to = &mo->comps[i];
+      if (!to || strcmp(to->b->name, lp->ref) != 0) {
+        lang_error(c->d, v->line, v->col, "%s of %s: '%s' is %s (%s names a cdevs.%s of this model)", lp->name,
+                   k->name, v->name, to ? "another kind of component" : "not a component of this model", lp->name,
+                   lp->ref);
+        return -1;
+      }
+    }
+    const char *kept = mo_keep(c, mo, v->name);
+    if (!kept) return -1;
+    memcpy(dst, &kept, sizeof kept);
+    return 0;
+  }
+  cdevs_lang_term t;
+  int rc = term_build(c, mo, v, &t, 0);
+  char msg[256] = "";
+  if (!rc && lp->convert(&t, dst, msg, sizeof msg)) {
+    lang_error(c->d, v->line, v->col, "%s of %s: %s", lp->name, k->name, msg[0] ? msg : "not a valid value");
+    rc = -1;
+  }
+  term_free(&t);
+  return rc;
+}
+
 /* Evaluates every component's modifiers into its params struct. */
 static int comp_params(comp *c, cdevs_mo *mo) {
   int rc = 0;
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     mo_comp *k = &mo->comps[i];
     const decl *d = lang_lookup(c, k->name)->d;
+    int errors = c->d->errors;
     for (int m = 0; d->mods && m < d->mods->nkid; m++) {
       const node *eq = d->mods->kid[m];
       if (eq->kind != Q_EQ) {
@@ -968,6 +1091,8 @@ static int comp_params(comp *c, cdevs_mo *mo) {
           ok = 0;
         }
         memcpy(dst, &fn, sizeof fn);
+      } else if (lp->kind == LP_NAME || lp->kind == LP_REF || lp->kind == LP_TERM) {
+        if (other_param(c, mo, k, lp, v, dst)) ok = 0;
       } else { /* LP_REALS: up to 8 values, e.g. the weights of a WSum */
         if (v->kind != X_ARRAY || v->nkid < 1 || v->nkid > CDEVS_STATIC_MAX_INPUTS) {
           lang_error(c->d, v->line, v->col, "%s needs {v1, …} with 1 to %d values", key, CDEVS_STATIC_MAX_INPUTS);
@@ -985,6 +1110,11 @@ static int comp_params(comp *c, cdevs_mo *mo) {
       }
       if (!ok) rc = -1;
       k->set |= 1u << pi;
+    }
+    char msg[256] = "";
+    if (c->d->errors == errors && k->b->check && k->b->check(k->arg, msg, sizeof msg)) {
+      lang_error(c->d, k->line, k->col, "%s: %s", k->name, msg[0] ? msg : "invalid parameters");
+      rc = -1;
     }
   }
   return rc;
@@ -1011,7 +1141,9 @@ void cdevs_mo_free(cdevs_mo *mo) {
   free(sp->state_names), free(sp->alg_names);
   free(sp->der_line), free(sp->alg_line), free(mo->file);
   for (uint32_t f = 0; mo->names && f < mo->nflat; f++) free(mo->names[f]);
-  for (uint32_t i = 0; i < mo->ncomps; i++) free((char *)mo->comps[i].name);
+  for (uint32_t i = 0; i < mo->ncomps; i++) free((char *)mo->comps[i].name), free(mo->comps[i].arg);
+  for (uint32_t i = 0; i < mo->nstrs; i++) free(mo->strs[i]);
+  free(mo->strs);
   for (uint32_t k = 0; k < mo->nins; k++) free(mo->ins[k].name);
   free(mo->ins), free(mo->in0), free(mo->in_names), free(mo->links);
   free(mo->comps), free(mo->conns), free(mo->out_port);
@@ -1227,7 +1359,7 @@ static int compile(comp *c, cdevs_mo *mo) {
                mo->exp.stop, mo->exp.start);
     return -1;
   }
-  if (comp_params(c, mo)) return -1;
+  if (comp_params(c, mo) || lang_check_entity_outputs(c)) return -1;
   if (bdf_part && bdf_states(c, mo, bdf_part)) return -1;
   if (outputs) {
     if (outputs->kind == X_ARRAY) {

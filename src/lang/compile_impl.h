@@ -76,8 +76,9 @@ typedef struct comp {
 typedef struct mo_comp {
   const char *name;
   const lang_block *b;
-  _Alignas(16) unsigned char arg[256];
+  unsigned char *arg; /* its params struct (b->arg_size bytes, malloc'd: suitably aligned) */
   unsigned set; /* bit i: params[i] was given a value */
+  int line, col; /* the declaration */
   cdevs_model *model;
 } mo_comp;
 
@@ -104,8 +105,18 @@ typedef struct mo_link {
   int line, col; /* the connect() */
 } mo_link;
 
+/* The context a library of another layer shares (cdevs_mo_set_context). */
+#define MO_MAX_CONTEXTS 4
+typedef struct mo_context {
+  const char *kind;
+  void *ctx;
+} mo_context;
+
 struct cdevs_mo {
   char *file; /* the model's path, for the run's messages */
+  char **strs; /* the text of CDEVS_LP_NAME and CDEVS_LP_REF parameters */
+  uint32_t nstrs;
+  mo_context ctx[MO_MAX_CONTEXTS];
   mo_comp *comps;
   uint32_t ncomps;
   mo_conn *conns;
@@ -179,6 +190,9 @@ int lang_eq_list(comp *c, const node *list, void *ud);
  * variables (v = x + g.y; connect(v, g.u) with g a gain): a located error at the
  * connect() that closes it. 0, or -1 (reported). After the spec is built. */
 int lang_check_loops(comp *c, const cdevs__sys_spec *sp);
+/* Every output of a component that carries entities (of those it uses) must be
+ * connected: 0, or -1 after reporting each that is not. */
+int lang_check_entity_outputs(comp *c);
 /* Defines algebraic scalar f (declared by d) by rhs, as an equation would. */
 int lang_define_by(comp *c, const decl *d, uint32_t f, const node *rhs);
 int lang_alg_list(comp *c, const node *list, void *ud);

@@ -14,6 +14,17 @@
 
 /* ---- Bytecode ------------------------------------------------------------------------- */
 
+/* A component's port that carries entities (messages) cannot be a signal of the
+ * equations: 0, or -1 after saying so at `at`. */
+static int signal_port(comp *c, const node *at, uint32_t ci, int port, cdevs_dir dir) {
+  const cdevs_port_def *p = lang_block_ports(c->mo->comps[ci].b, dir);
+  if (!p || p[port].kind != CDEVS_MSG) return 0;
+  lang_error(c->d, at->line, at->col, "'%s.%s' carries entities, not a signal the equations can %s",
+             c->mo->comps[ci].name, p[port].name, dir == CDEVS_OUT ? "read" : "drive");
+  return -1;
+}
+
+
 static void emit(comp *c, bc_op op, uint32_t arg, double k, int delta) {
   /* the default allocator is malloc's, so these arrays are freed with free() */
   if (CDEVS_GROW(cdevs_alloc_default(), c->code, c->capcode, c->ncode + 1)) {
@@ -86,6 +97,7 @@ static int gen_ref(comp *c, const node *n) {
       lang_error(c->d, n->line, n->col, "'%s' is a scalar: it takes no subscripts", n->name);
       return -1;
     }
+    if (signal_port(c, n, (uint32_t)ci, port, CDEVS_OUT)) return -1;
     int k = lang_input(c, (uint32_t)ci, port, n->name);
     if (k < 0) return -1;
     emit(c, BC_STATE, c->counts[V_STATE] + (uint32_t)k, 0, 1);
@@ -364,7 +376,7 @@ int lang_comp_port(const comp *c, const node *r, cdevs_dir dir, int *ci) {
   if (!dot || r->nkid) return -1;
   *ci = comp_index(c, r->name, (size_t)(dot - r->name));
   if (*ci < 0) return -1;
-  const cdevs_port_def *ports = dir == CDEVS_OUT ? c->mo->comps[*ci].b->ops->outputs : c->mo->comps[*ci].b->ops->inputs;
+  const cdevs_port_def *ports = lang_block_ports(c->mo->comps[*ci].b, dir);
   for (int k = 0; ports && ports[k].name; k++)
     if (strcmp(ports[k].name, dot + 1) == 0) return k;
   return -1;
@@ -463,6 +475,7 @@ static int connect_eq(comp *c, const node *n) {
   if (rc2 == -2) return -1;
   if (rc2 == 0) return connect_vars(c, n, f, g);
   if ((port = lang_comp_port(c, other, CDEVS_OUT, &ci)) >= 0) { /* the variable reads the output */
+    if (signal_port(c, other, (uint32_t)ci, port, CDEVS_OUT)) return -1;
     if (c->cls[f] == V_ALG) {
       if (define(c, var, 0, f, var->name, other)) return -1;
       int k = lang_input(c, (uint32_t)ci, port, other->name); /* (made by define: found) */
@@ -479,6 +492,7 @@ static int connect_eq(comp *c, const node *n) {
     return -1;
   }
   if ((port = lang_comp_port(c, other, CDEVS_IN, &ci)) >= 0) { /* the component reads the variable */
+    if (signal_port(c, other, (uint32_t)ci, port, CDEVS_IN)) return -1;
     if (c->cls[f] == V_PARAM || c->cls[f] == V_CONST) {
       lang_error(c->d, var->line, var->col,
                  "connect(%s, %s): '%s' is a parameter or constant; a component's input needs a signal "
@@ -516,6 +530,15 @@ static int connect_item(comp *c, const node *n) {
     else
       lang_error(c->d, n->line, n->col, "connect() needs an output and an input port: '%s' and '%s' are both %s",
                  a->name, b->name, a_in ? "inputs" : "outputs");
+    return -1;
+  }
+  const cdevs_port_def *po = lang_block_ports(c->mo->comps[conn.from].b, CDEVS_OUT);
+  const cdevs_port_def *pi = lang_block_ports(c->mo->comps[conn.to].b, CDEVS_IN);
+  cdevs_kind ko = po[conn.fport].kind, ki = pi[conn.tport].kind;
+  if ((ko == CDEVS_MSG) != (ki == CDEVS_MSG) && ko != CDEVS_ANY && ki != CDEVS_ANY) {
+    lang_error(c->d, n->line, n->col, "connect(%s, %s): '%s.%s' %s, '%s.%s' %s", a->name, b->name,
+               c->mo->comps[conn.from].name, po[conn.fport].name, ko == CDEVS_MSG ? "sends entities" : "sends a signal",
+               c->mo->comps[conn.to].name, pi[conn.tport].name, ki == CDEVS_MSG ? "takes entities" : "takes a signal");
     return -1;
   }
   mo_conn *nc = realloc(c->mo->conns, (c->mo->nconns + 1) * sizeof *nc);
@@ -1362,6 +1385,26 @@ typedef struct loop_graph {
   uint32_t *via;        /* per edge: 1 + link index, or 0x80000000 | conn index (where to report) */
 } loop_graph;
 
+int lang_check_entity_outputs(comp *c) {
+  const cdevs_mo *mo = c->mo;
+  int rc = 0;
+  for (uint32_t i = 0; i < mo->ncomps; i++) {
+    const mo_comp *k = &mo->comps[i];
+    const cdevs_port_def *p = lang_block_ports(k->b, CDEVS_OUT);
+    int used = k->b->used_outputs ? k->b->used_outputs(k->arg) : INT32_MAX;
+    for (int o = 0; p && p[o].name && o < used; o++) {
+      if (p[o].kind != CDEVS_MSG) continue;
+      uint32_t n = 0;
+      for (uint32_t q = 0; q < mo->nconns; q++) n += mo->conns[q].from == i && mo->conns[q].fport == o;
+      if (n) continue;
+      lang_error(c->d, k->line, k->col, "'%s.%s' is connected to nothing: the entities leaving by it would vanish "
+                 "uncounted (connect it, to a cdevs.Dispose if they leave the system there)", k->name, p[o].name);
+      rc = -1;
+    }
+  }
+  return rc;
+}
+
 int lang_check_loops(comp *c, const cdevs__sys_spec *sp) {
   cdevs_mo *mo = c->mo;
   if (!mo->nconns && !mo->nlinks) return 0;
@@ -1374,7 +1417,7 @@ int lang_check_loops(comp *c, const cdevs__sys_spec *sp) {
   if (!g.comp_first || !seen) goto oom;
   for (uint32_t i = 0; i < ncomp; i++) {
     int n = 0;
-    for (const cdevs_port_def *p = mo->comps[i].b->ops->outputs; p && p->name; p++) n++;
+    for (const cdevs_port_def *p = lang_block_ports(mo->comps[i].b, CDEVS_OUT); p && p->name; p++) n++;
     g.comp_first[i + 1] = g.comp_first[i] + (uint32_t)n;
   }
   g.nout = g.comp_first[ncomp];

@@ -121,7 +121,7 @@ int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
       for (uint32_t i = 0; i < mo->ncomps && !found; i++) {
         size_t cl = strlen(mo->comps[i].name);
         if (cl != (size_t)(dot - p) || memcmp(mo->comps[i].name, p, cl)) continue;
-        const cdevs_port_def *ports = mo->comps[i].b->ops->outputs;
+        const cdevs_port_def *ports = lang_block_ports(mo->comps[i].b, CDEVS_OUT);
         for (int k = 0; ports && ports[k].name; k++)
           if (strlen(ports[k].name) == len - cl - 1 && !memcmp(ports[k].name, dot + 1, len - cl - 1)) {
             char nm[300];
@@ -278,6 +278,56 @@ static int add_mixed(cdevs_model *parent, cdevs_model *holder, cdevs_mo *mo, uin
   return mo->system && mo->bdf ? 0 : -1;
 }
 
+/* ---- Contexts of other layers' blocks ----------------------------------------------- */
+
+static void **context_slot(cdevs_mo *mo, const char *kind, int add) {
+  for (int i = 0; i < MO_MAX_CONTEXTS && mo->ctx[i].kind; i++)
+    if (!strcmp(mo->ctx[i].kind, kind)) return &mo->ctx[i].ctx;
+  for (int i = 0; add && i < MO_MAX_CONTEXTS; i++)
+    if (!mo->ctx[i].kind) {
+      mo->ctx[i].kind = kind;
+      return &mo->ctx[i].ctx;
+    }
+  return NULL;
+}
+
+int cdevs_mo_uses(const cdevs_mo *mo, const char *context) {
+  for (uint32_t i = 0; i < mo->ncomps; i++) {
+    const char *k = lang_block_context(mo->comps[i].b);
+    if (k && !strcmp(k, context)) return 1;
+  }
+  return 0;
+}
+
+void cdevs_mo_set_context(cdevs_mo *mo, const char *context, void *ctx) {
+  void **slot = context_slot(mo, context, 1);
+  if (slot) *slot = ctx;
+}
+
+/* Each component of another layer gets its library's context in its params; the data
+ * modules are declared in it. 0, or -1 with the error on parent. */
+static int bind_contexts(cdevs_model *parent, cdevs_mo *mo) {
+  for (uint32_t i = 0; i < mo->ncomps; i++) {
+    mo_comp *k = &mo->comps[i];
+    const char *kind = lang_block_context(k->b);
+    if (!kind) continue;
+    void **slot = context_slot(mo, kind, 0);
+    if (!slot || !*slot) {
+      cdevs_model_fail(parent, CDEVS_EINVAL, "%s (cdevs.%s) needs a %s context: cdevs_mo_set_context before cdevs_mo_add",
+                       k->name, k->b->name, kind);
+      return -1;
+    }
+    memcpy(k->arg + k->b->context_offset, slot, sizeof *slot);
+    char msg[256] = "";
+    if (k->b->declare && k->b->declare(*slot, k->name, k->arg, msg, sizeof msg)) {
+      cdevs_model_fail(parent, CDEVS_EINVAL, "%s:%d:%d: %s: %s", mo->file ? mo->file : "model", k->line, k->col,
+                       k->name, msg[0] ? msg : "cannot be declared");
+      return -1;
+    }
+  }
+  return 0;
+}
+
 cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
                           double tol, double abstol) {
   cdevs__sys_spec *sp = &mo->spec;
@@ -287,6 +337,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
                      "without (libcdevs_ode, Debian libsundials-dev)", cdevs_qss_method_name(method));
     return NULL;
   }
+  if (bind_contexts(parent, mo)) return NULL;
   mo->in_use = is_classical(method) ? mo->ode : NULL;
   /* The tolerances go in the argument, which the kernel copies: each instance keeps
    * its own. */
@@ -386,6 +437,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
       if ((rel || !strcmp(lp->name, "dqmin")) && !(k->set & (1u << pi)))
         memcpy(k->arg + lp->offset, rel ? &tol : &abstol, sizeof(double));
     }
+    if (!k->b->ops) continue; /* a data module: declared in its context */
     k->model = cdevs_atomic_add(holder, kernel_name(kn, sizeof kn, k->name), k->b->ops, k->b->arg_size ? k->arg : NULL);
   }
   for (uint32_t i = 0; i < mo->nconns; i++) {

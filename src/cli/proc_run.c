@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: MIT */
+/* cdevs run for models with process blocks: the run's cdevs_proc (seed, replication,
+ * warm-up), Arena's report at the end, and --reps K replications, on --jobs J worker
+ * processes, merged in replication order (the same bytes for any J). */
+#define _GNU_SOURCE /* open_memstream */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "proc_run.h"
+
+cdevs_proc *cli_proc_world(const cli_proc_opts *o, const cdevs_mo_experiment *e, uint64_t replication) {
+  cdevs_proc_opts po = cdevs_proc_opts_default();
+  cdevs_rng_package_seed(o->seed, po.seed);
+  po.replication = replication;
+  po.start = e->start;
+  po.warmup = o->warmup;
+  po.span = e->stop - e->start;
+  po.skip_levels = 1; /* the model file is one coupled model under the root: blocks are named as in the file */
+  cdevs_proc *w = cdevs_proc_new(NULL, &po);
+  if (!w) fprintf(stderr, "cdevs run: out of memory for the process elements\n");
+  return w;
+}
+
+/* ---- One replication's statistics, as exact text ------------------------------------ */
+
+/* A statistic of one replication: what cdevs_proc_stat says, with its own copies of the
+ * names (parsed back from a worker's text). */
+typedef struct rep_stat {
+  char *category, *owner, *name;
+  int kind;
+  cdevs_stat_summary s;
+  double mser5;
+} rep_stat;
+
+typedef struct rep {
+  int done; /* 1: ran to the stop time */
+  uint32_t n;
+  rep_stat *st;
+} rep;
+
+/* Names hold no tab or newline (they are block paths and type names); if one did, it
+ * is written with a space, so the text stays parseable. */
+static void put_name(FILE *f, const char *s) {
+  for (; *s; s++) fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
+}
+
+/* "R r n" then n lines "kind avg hw status min max final stddev count batches mser\tcat\towner\tname",
+ * the numbers as hexadecimal floating point (exact). */
+static void rep_write(FILE *f, cdevs_proc *w, uint64_t r, double t_end) {
+  size_t n = cdevs_proc_stat_count(w);
+  fprintf(f, "R %" PRIu64 " %zu\n", r, n);
+  for (size_t i = 0; i < n; i++) {
+    cdevs_stat_info in;
+    cdevs_proc_stat(w, i, t_end, &in);
+    fprintf(f, "%d %a %a %d %a %a %a %a %" PRIu64 " %d %a\t", in.kind, in.s.avg, in.s.half_width, in.s.hw_status,
+            in.s.min, in.s.max, in.s.final, in.s.stddev, in.s.count, in.s.batches, in.mser5);
+    put_name(f, in.category);
+    fputc('\t', f);
+    put_name(f, in.owner);
+    fputc('\t', f);
+    put_name(f, in.name);
+    fputc('\n', f);
+  }
+}
+
+static void rep_free(rep *r) {
+  for (uint32_t i = 0; r->st && i < r->n; i++) free(r->st[i].category), free(r->st[i].owner), free(r->st[i].name);
+  free(r->st);
+  r->st = NULL, r->n = 0, r->done = 0;
+}
+
+static char *field(char **p, char end) {
+  char *s = *p, *e = strchr(s, end);
+  if (!e) return NULL;
+  *e = 0;
+  *p = e + 1;
+  return strdup(s);
+}
+
+/* Parses text (NUL-terminated, modified) into reps[0..k): 0, or -1 if it is not what
+ * rep_write wrote. */
+static int rep_parse(char *text, rep *reps, uint64_t k) {
+  char *p = text;
+  while (*p) {
+    uint64_t r;
+    size_t n;
+    int used = 0;
+    if (sscanf(p, "R %" SCNu64 " %zu\n%n", &r, &n, &used) != 2 || !used || r >= k || reps[r].done || n > 1u << 24)
+      return -1;
+    p += used;
+    rep *rp = &reps[r];
+    rp->st = calloc(n ? n : 1, sizeof *rp->st);
+    if (!rp->st) return -1;
+    rp->n = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+      rep_stat *s = &rp->st[i];
+      char *tab = strchr(p, '\t');
+      if (!tab) return -1;
+      *tab = 0;
+      int hs, nb;
+      uint64_t cnt;
+      if (sscanf(p, "%d %la %la %d %la %la %la %la %" SCNu64 " %d %la", &s->kind, &s->s.avg, &s->s.half_width, &hs,
+                 &s->s.min, &s->s.max, &s->s.final, &s->s.stddev, &cnt, &nb, &s->mser5) != 11)
+        return -1;
+      s->s.hw_status = hs, s->s.count = cnt, s->s.batches = nb;
+      p = tab + 1;
+      if (!(s->category = field(&p, '\t')) || !(s->owner = field(&p, '\t')) || !(s->name = field(&p, '\n')))
+        return -1;
+    }
+    rp->done = 1;
+  }
+  return 0;
+}
+
+/* ---- The report of many replications ----------------------------------------------- */
+
+static void csv_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void csv_num(FILE *f, double x) {
+  if (isfinite(x)) fprintf(f, "%.17g", x);
+}
+
+static void json_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+    else fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static void json_num(FILE *f, double x) {
+  if (isfinite(x)) fprintf(f, "%.17g", x);
+  else fputs("null", f);
+}
+
+static const char *const kind_names[] = {"count", "tally", "time"};
+static const char *const hw_names[] = {"ok", "insufficient", "correlated"};
+
+/* The replications that ran, in order, and statistic i's averages over them: the mean
+ * and its 95% half-width (Student t), min and max. */
+typedef struct across {
+  double mean, hw, min, max;
+} across;
+
+static across across_reps(const rep *reps, const uint64_t *done, size_t nd, uint32_t i, double *buf) {
+  across a = {NAN, NAN, INFINITY, -INFINITY};
+  for (size_t k = 0; k < nd; k++) {
+    buf[k] = reps[done[k]].st[i].s.avg;
+    if (buf[k] < a.min) a.min = buf[k];
+    if (buf[k] > a.max) a.max = buf[k];
+  }
+  a.mean = cdevs_stats_mean_hw(buf, nd, &a.hw);
+  return a;
+}
+
+static int write_report_file(const char *path, const cli_proc_opts *o, const cdevs_mo_experiment *e,
+                             const rep *reps, const uint64_t *done, size_t nd, double t_end) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "cdevs run: cannot write %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  const char *dot = strrchr(path, '.');
+  int json = dot && !strcmp(dot, ".json");
+  uint32_t n = nd ? reps[done[0]].n : 0;
+  double *buf = malloc((nd ? nd : 1) * sizeof *buf);
+  if (!buf) {
+    fclose(f);
+    return -1;
+  }
+  if (json) {
+    fprintf(f, "{\n  \"start\": ");
+    json_num(f, e->start);
+    fprintf(f, ",\n  \"stop\": ");
+    json_num(f, t_end);
+    fprintf(f, ",\n  \"warmup\": ");
+    json_num(f, o->warmup);
+    fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n  \"replications\": [", o->seed);
+    for (size_t k = 0; k < nd; k++) fprintf(f, "%s%" PRIu64, k ? ", " : "", done[k] + 1);
+    fprintf(f, "],\n  \"statistics\": [");
+    for (uint32_t i = 0; i < n; i++) {
+      const rep_stat *s0 = &reps[done[0]].st[i];
+      across a = across_reps(reps, done, nd, i, buf);
+      fprintf(f, "%s\n    {\"category\": ", i ? "," : "");
+      json_text(f, s0->category);
+      fprintf(f, ", \"owner\": ");
+      json_text(f, s0->owner);
+      fprintf(f, ", \"name\": ");
+      json_text(f, s0->name);
+      fprintf(f, ", \"kind\": \"%s\",\n     \"mean\": ", kind_names[s0->kind]);
+      json_num(f, a.mean);
+      fprintf(f, ", \"half_width\": ");
+      json_num(f, a.hw);
+      fprintf(f, ", \"min\": ");
+      json_num(f, a.min);
+      fprintf(f, ", \"max\": ");
+      json_num(f, a.max);
+      fprintf(f, ",\n     \"runs\": [");
+      for (size_t k = 0; k < nd; k++) {
+        const rep_stat *s = &reps[done[k]].st[i];
+        fprintf(f, "%s{\"avg\": ", k ? ", " : "");
+        json_num(f, s->s.avg);
+        fprintf(f, ", \"half_width\": ");
+        json_num(f, s->s.hw_status == CDEVS_HW_OK ? s->s.half_width : NAN);
+        fprintf(f, ", \"half_width_status\": \"%s\", \"min\": ", hw_names[s->s.hw_status % 3]);
+        json_num(f, s->s.min);
+        fprintf(f, ", \"max\": ");
+        json_num(f, s->s.max);
+        fprintf(f, ", \"final\": ");
+        json_num(f, s->s.final);
+        fprintf(f, ", \"count\": %" PRIu64 "}", s->s.count);
+      }
+      fprintf(f, "]}");
+    }
+    fprintf(f, "\n  ]\n}\n");
+  } else {
+    fprintf(f, "replication,category,owner,name,kind,avg,half_width,min,max,final,count\n");
+    for (size_t k = 0; k < nd; k++)
+      for (uint32_t i = 0; i < n; i++) {
+        const rep_stat *s = &reps[done[k]].st[i];
+        fprintf(f, "%" PRIu64 ",%s,", done[k] + 1, s->category);
+        csv_text(f, s->owner);
+        fprintf(f, ",%s,%s,", s->name, kind_names[s->kind]);
+        csv_num(f, s->s.avg);
+        fputc(',', f);
+        if (s->s.hw_status == CDEVS_HW_OK) csv_num(f, s->s.half_width);
+        fputc(',', f);
+        csv_num(f, s->s.min);
+        fputc(',', f);
+        csv_num(f, s->s.max);
+        fputc(',', f);
+        csv_num(f, s->s.final);
+        fprintf(f, ",%" PRIu64 "\n", s->s.count);
+      }
+    /* Across the replications: the mean of their averages, its half-width, their
+     * extremes, and how many there were. */
+    for (uint32_t i = 0; nd > 1 && i < n; i++) {
+      const rep_stat *s0 = &reps[done[0]].st[i];
+      across a = across_reps(reps, done, nd, i, buf);
+      fprintf(f, "all,%s,", s0->category);
+      csv_text(f, s0->owner);
+      fprintf(f, ",%s,%s,", s0->name, kind_names[s0->kind]);
+      csv_num(f, a.mean);
+      fputc(',', f);
+      csv_num(f, a.hw);
+      fputc(',', f);
+      csv_num(f, a.min);
+      fputc(',', f);
+      csv_num(f, a.max);
+      fprintf(f, ",,%zu\n", nd);
+    }
+  }
+  free(buf);
+  if (fclose(f)) {
+    fprintf(stderr, "cdevs run: writing %s failed: %s\n", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* The text report across replications, on f. */
+static void report_across(FILE *f, const rep *reps, const uint64_t *done, size_t nd, uint64_t k, double t_end,
+                          const cli_proc_opts *o) {
+  static const char *order[] = {"System", "Entity", "Process", "Queue", "Resource", "User"};
+  uint32_t n = reps[done[0]].n;
+  double *buf = malloc(nd * sizeof *buf);
+  if (!buf) return;
+  fprintf(f, "Process statistics over %zu replication%s", nd, nd == 1 ? "" : "s");
+  if (nd < k) fprintf(f, " (of %" PRIu64 " asked)", k);
+  fprintf(f, " to t = %.10g, seed %" PRIu64, t_end, o->seed);
+  if (o->warmup > 0) fprintf(f, ", warm-up %.10g", o->warmup);
+  fprintf(f, ":\nthe mean of the replications' averages with its 95%% half-width (Student t, %zu df)\n",
+          nd > 1 ? nd - 1 : 0);
+  for (size_t c = 0; c < sizeof order / sizeof *order; c++) {
+    int header = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      const rep_stat *s0 = &reps[done[0]].st[i];
+      if (strcmp(s0->category, order[c])) continue;
+      if (!header) {
+        fprintf(f, "%s\n  %-34s %12s %12s %12s %12s\n", order[c], "statistic", "mean", "half width", "minimum",
+                "maximum");
+        header = 1;
+      }
+      across a = across_reps(reps, done, nd, i, buf);
+      char name[160], hw[32];
+      snprintf(name, sizeof name, "%s.%s", s0->owner, s0->name);
+      if (!isfinite(a.mean)) { /* no observation in some replication (an empty tally) */
+        fprintf(f, "  %-34s %12s\n", name, "(no observations)");
+        continue;
+      }
+      if (isfinite(a.hw)) snprintf(hw, sizeof hw, "%.6g", a.hw);
+      else snprintf(hw, sizeof hw, "%s", nd < 2 ? "(one run)" : "-");
+      fprintf(f, "  %-34s %12.6g %12s %12.6g %12.6g\n", name, a.mean, hw, a.min, a.max);
+    }
+  }
+  free(buf);
+}
+
+/* ---- Running replications ---------------------------------------------------------- */
+
+/* Replication r to the stop time, its statistics written to out: 0; 1 when a stop
+ * signal came (nothing written); -1 after saying what failed. */
+static int run_rep(cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o, uint64_t r, FILE *out) {
+  cdevs_proc *w = cli_proc_world(o, e, r);
+  if (!w) return -1;
+  cdevs_mo_set_context(mo, "proc", w);
+  cdevs_model *root = cdevs_root_new(NULL, "run");
+  (void)cdevs_mo_add(root, "model", mo, e->method, e->tol, e->abstol);
+  cdevs_sim_opts so = cdevs_sim_opts_default();
+  so.t0 = e->start;
+  cdevs_sim *sim = NULL;
+  cdevs_status st = cdevs_sim_new(root, &so, &sim);
+  int rc = 0;
+  if (st) {
+    fprintf(stderr, "cdevs run: replication %" PRIu64 ": %s\n", r + 1,
+            cdevs_model_errmsg(root)[0] ? cdevs_model_errmsg(root) : cdevs_strerror(st));
+    rc = -1;
+  } else {
+    cli_catch_stop_signals(sim);
+    st = cdevs_sim_run(sim, e->stop);
+    char dl[512];
+    if (cli_stop_signal()) {
+      rc = 1;
+    } else if (st) {
+      fprintf(stderr, "cdevs run: replication %" PRIu64 ": %s\n", r + 1,
+              cdevs_sim_errmsg(sim)[0] ? cdevs_sim_errmsg(sim) : cdevs_strerror(st));
+      rc = -1;
+    } else if (isinf(cdevs_sim_next_time(sim)) && cdevs_proc_deadlock(w, dl, sizeof dl)) {
+      fprintf(stderr, "cdevs run: replication %" PRIu64 ": deadlock: nothing is scheduled, yet %s\n", r + 1, dl);
+      rc = -1;
+    } else {
+      rep_write(out, w, r, e->stop);
+    }
+    cli_catch_stop_signals(NULL);
+  }
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  cdevs_mo_set_context(mo, "proc", NULL);
+  cdevs_proc_free(w);
+  return rc;
+}
+
+/* A worker's replications j, j + J, … written to fd; its exit status: 0, 1 (a
+ * replication failed), or 130 (stopped by a signal). */
+static int worker(cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o, uint64_t k, unsigned j,
+                  unsigned jobs, int fd) {
+  FILE *out = fdopen(fd, "w");
+  if (!out) return 1;
+  int rc = 0;
+  for (uint64_t r = j; r < k && !rc; r += jobs) {
+    rc = run_rep(mo, e, o, r, out);
+    if (fflush(out)) rc = -1;
+  }
+  fclose(out);
+  return rc < 0 ? CLI_FAIL : rc > 0 ? CLI_INTERRUPTED : CLI_OK;
+}
+
+int cli_proc_reps(const char *path, cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o) {
+  uint64_t k = o->reps;
+  unsigned jobs = o->jobs > k ? (unsigned)k : o->jobs;
+  rep *reps = calloc(k, sizeof *reps);
+  char **text = calloc(jobs, sizeof *text);
+  size_t *len = calloc(jobs, sizeof *len);
+  if (!reps || !text || !len) {
+    free(reps), free(text), free(len);
+    fprintf(stderr, "cdevs run: out of memory for %" PRIu64 " replications\n", k);
+    return CLI_FAIL;
+  }
+  double t0 = cli_now();
+  int rc = CLI_OK;
+  if (jobs <= 1) {
+    FILE *m = open_memstream(&text[0], &len[0]);
+    int r1 = 0;
+    for (uint64_t r = 0; m && r < k && !r1; r++) r1 = run_rep(mo, e, o, r, m);
+    if (!m || fclose(m)) r1 = -1;
+    rc = r1 < 0 ? CLI_FAIL : r1 > 0 ? CLI_INTERRUPTED : CLI_OK;
+  } else {
+    /* Workers share nothing but the loaded model (copied at fork); each writes its
+     * replications' statistics to a pipe, read here as they come (a full pipe would
+     * stop a worker). */
+    pid_t *pid = calloc(jobs, sizeof *pid);
+    struct pollfd *pf = calloc(jobs, sizeof *pf);
+    size_t *cap = calloc(jobs, sizeof *cap);
+    fflush(NULL);
+    cli_catch_stop_signals(NULL); /* a stop signal to this process is passed on to the workers */
+    int forwarded = 0;
+    for (unsigned j = 0; pid && pf && cap && j < jobs; j++) {
+      int fds[2];
+      if (pipe(fds)) {
+        fprintf(stderr, "cdevs run: cannot start worker %u: %s\n", j + 1, strerror(errno));
+        rc = CLI_FAIL;
+        break;
+      }
+      pid[j] = fork();
+      if (pid[j] == 0) {
+        close(fds[0]);
+        for (unsigned i = 0; i < j; i++)
+          if (pf[i].fd >= 0) close(pf[i].fd);
+        _exit(worker(mo, e, o, k, j, jobs, fds[1]));
+      }
+      close(fds[1]);
+      if (pid[j] < 0) {
+        fprintf(stderr, "cdevs run: cannot start worker %u: %s\n", j + 1, strerror(errno));
+        close(fds[0]);
+        rc = CLI_FAIL;
+        break;
+      }
+      pf[j].fd = fds[0], pf[j].events = POLLIN;
+    }
+    if (!pid || !pf || !cap) rc = CLI_FAIL;
+    for (int open_ = 1; pf && open_;) {
+      open_ = 0;
+      for (unsigned j = 0; j < jobs; j++) open_ |= pf[j].fd > 0;
+      if (!open_) break;
+      int np = poll(pf, jobs, 200);
+      if (cli_stop_signal() && !forwarded) { /* each worker ends its replication and stops */
+        for (unsigned j = 0; j < jobs; j++)
+          if (pid[j] > 0) kill(pid[j], cli_stop_signal());
+        forwarded = 1;
+      }
+      if (np < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      for (unsigned j = 0; j < jobs; j++) {
+        if (pf[j].fd <= 0 || !(pf[j].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        if (cap[j] - len[j] < 65536) {
+          char *nt = realloc(text[j], cap[j] * 2 + 65536);
+          if (!nt) {
+            rc = CLI_FAIL;
+            close(pf[j].fd), pf[j].fd = -1;
+            continue;
+          }
+          text[j] = nt, cap[j] = cap[j] * 2 + 65536;
+        }
+        ssize_t got = read(pf[j].fd, text[j] + len[j], cap[j] - len[j] - 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+          close(pf[j].fd), pf[j].fd = -1;
+          continue;
+        }
+        len[j] += (size_t)got;
+      }
+    }
+    for (unsigned j = 0; pid && j < jobs; j++) {
+      int status = 0;
+      if (pid[j] <= 0) continue;
+      while (waitpid(pid[j], &status, 0) < 0 && errno == EINTR) continue;
+      int ex = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
+      if (WIFSIGNALED(status))
+        fprintf(stderr, "cdevs run: worker %u ended by signal %d\n", j + 1, WTERMSIG(status));
+      if (ex == CLI_FAIL) rc = CLI_FAIL;
+      else if (ex == CLI_INTERRUPTED && rc == CLI_OK) rc = CLI_INTERRUPTED;
+      if (text[j]) text[j][len[j]] = 0;
+    }
+    free(pid), free(pf), free(cap);
+  }
+  for (unsigned j = 0; j < jobs; j++)
+    if (text[j] && rep_parse(text[j], reps, k)) {
+      fprintf(stderr, "cdevs run: a worker's statistics could not be read back\n");
+      rc = CLI_FAIL;
+    }
+  double wall = cli_now() - t0;
+  /* The replications that ran, in order; they must have the same statistics. */
+  uint64_t *done = malloc(k * sizeof *done);
+  size_t nd = 0;
+  for (uint64_t r = 0; done && r < k; r++)
+    if (reps[r].done) {
+      if (nd && reps[r].n != reps[done[0]].n) {
+        fprintf(stderr, "cdevs run: replication %" PRIu64 " kept other statistics than replication %" PRIu64 "\n",
+                r + 1, done[0] + 1);
+        rc = CLI_FAIL;
+        continue;
+      }
+      done[nd++] = r;
+    }
+  if (done && nd) {
+    if (!o->quiet || rc != CLI_OK) report_across(stderr, reps, done, nd, k, e->stop, o);
+    if (o->report && write_report_file(o->report, o, e, reps, done, nd, e->stop)) rc = CLI_FAIL;
+    else if (o->report && !o->quiet) fprintf(stderr, "wrote %s\n", o->report);
+  }
+  if (rc == CLI_INTERRUPTED)
+    fprintf(stderr, "cdevs run: interrupted (%s): %zu of %" PRIu64 " replications ran and are reported\n",
+            cli_signal_name(cli_stop_signal() ? cli_stop_signal() : SIGINT), nd, k);
+  fprintf(stderr, "summary: model=%s replications=%zu jobs=%u wall_s=%.6f replications_per_s=%.3g\n", path, nd, jobs,
+          wall, wall > 0 ? (double)nd / wall : 0.0);
+  for (uint64_t r = 0; r < k; r++) rep_free(&reps[r]);
+  for (unsigned j = 0; j < jobs; j++) free(text[j]);
+  free(reps), free(text), free(len), free(done);
+  return rc;
+}
+
+/* ---- A single run ----------------------------------------------------------------- */
+
+int cli_proc_finish(cdevs_proc *w, const cdevs_mo_experiment *e, const cli_proc_opts *o, double t_end, int passive) {
+  int rc = CLI_OK;
+  char dl[512];
+  if (passive && cdevs_proc_deadlock(w, dl, sizeof dl)) {
+    fprintf(stderr, "cdevs run: deadlock at t=%.10g: nothing is scheduled, yet %s\n", t_end, dl);
+    rc = CLI_FAIL;
+  }
+  if (!o->quiet || rc) cdevs_proc_report(w, t_end, stderr);
+  /* MSER-5's truncation point, when no warm-up was asked for: the latest of the tallies'. */
+  double sug = -INFINITY;
+  char from[160] = "";
+  size_t n = cdevs_proc_stat_count(w);
+  for (size_t i = 0; o->warmup == 0 && i < n; i++) {
+    cdevs_stat_info in;
+    cdevs_proc_stat(w, i, t_end, &in);
+    if (in.kind == CDEVS_STAT_TALLY && in.mser5 > sug) {
+      sug = in.mser5;
+      snprintf(from, sizeof from, "%s.%s", in.owner, in.name);
+    }
+  }
+  if (from[0] && isfinite(sug) && !o->quiet)
+    fprintf(stderr, "MSER-5 (White 1997) on the tallies suggests --warmup %.6g (from %s)\n", sug - e->start, from);
+  if (o->report) {
+    rep one = {0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) rep_write(m, w, 0, t_end);
+    uint64_t zero = 0;
+    if (!m || fclose(m) || rep_parse(text, &one, 1) || write_report_file(o->report, o, e, &one, &zero, 1, t_end))
+      rc = CLI_FAIL;
+    else if (!o->quiet)
+      fprintf(stderr, "wrote %s\n", o->report);
+    rep_free(&one);
+    free(text);
+  }
+  return rc;
+}

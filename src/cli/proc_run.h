@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* cdevs run's part for models with process blocks (proc_run.c). */
+#ifndef CDEVS_CLI_PROC_RUN_H
+#define CDEVS_CLI_PROC_RUN_H
+
+#include "cdevs/cdevs.h"
+
+typedef struct cli_proc_opts {
+  uint64_t seed;      /* --seed: the package seed (cdevs_rng_package_seed) */
+  uint64_t reps;      /* --reps */
+  unsigned jobs;      /* --jobs */
+  double warmup;      /* --warmup */
+  const char *report; /* --report FILE.csv|.json, or NULL */
+  int quiet;
+} cli_proc_opts;
+
+/* The process elements of replication r (0-based) of a run: NULL after saying why. */
+cdevs_proc *cli_proc_world(const cli_proc_opts *o, const cdevs_mo_experiment *e, uint64_t replication);
+/* After a single run to t_end (passive: nothing was left scheduled): a deadlock is an
+ * error; the report on stderr, MSER-5's warm-up suggestion, the report file. The exit
+ * status. */
+int cli_proc_finish(cdevs_proc *w, const cdevs_mo_experiment *e, const cli_proc_opts *o, double t_end, int passive);
+/* o->reps replications on o->jobs workers, merged in replication order: the report on
+ * stderr and in o->report. The exit status. */
+int cli_proc_reps(const char *path, cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o);
+
+#endif

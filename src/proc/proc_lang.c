@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/* The process blocks in model files: cdevs.Create, cdevs.Process, cdevs.Resource, …
+ * described for the language (cdevs_lang_register), which knows nothing of them: it
+ * hands each modifier's value as written to the converters here, and the run's
+ * cdevs_proc to every block as its context. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cdevs/lang.h"
+#include "cdevs/proc.h"
+
+/* ---- Converters --------------------------------------------------------------------- */
+
+/* A distribution: Exponential(1.25), Triangular(1, 2, 4), DISC(0.3, 1, 1.0, 2), or a
+ * number (a constant). */
+static int conv_dist(const cdevs_lang_term *t, void *field, char *msg, size_t size) {
+  cdevs_dist *d = field;
+  if (t->kind == CDEVS_TERM_NUM) return cdevs_dist_make(d, CDEVS_DIST_CONSTANT, &t->num, 1, msg, size) ? -1 : 0;
+  if (t->kind != CDEVS_TERM_CALL) {
+    snprintf(msg, size, "a distribution such as Exponential(1.25) or Triangular(1, 2, 4), or a number");
+    return -1;
+  }
+  int kind = cdevs_dist_kind_parse(t->name);
+  if (kind < 0) {
+    snprintf(msg, size, "no distribution '%s' (Constant, Uniform, Exponential, Normal, Lognormal, Triangular, Erlang, "
+                        "Gamma, Beta, Weibull, Poisson, Bernoulli, Discrete, Continuous)", t->name);
+    return -1;
+  }
+  double p[(2 * CDEVS_DIST_MAX_PAIRS)];
+  if (t->n > (2 * CDEVS_DIST_MAX_PAIRS)) {
+    snprintf(msg, size, "%s takes at most %d numbers", t->name, (2 * CDEVS_DIST_MAX_PAIRS));
+    return -1;
+  }
+  for (int i = 0; i < t->n; i++) {
+    if (t->kid[i].kind != CDEVS_TERM_NUM) {
+      snprintf(msg, size, "%s's parameter %d must be a number (a constant expression)", t->name, i + 1);
+      return -1;
+    }
+    p[i] = t->kid[i].num;
+  }
+  return cdevs_dist_make(d, kind, p, t->n, msg, size) ? -1 : 0;
+}
+
+/* One of names (matched without case), its index into an int field. */
+static int conv_enum(const cdevs_lang_term *t, void *field, char *msg, size_t size, const char *what,
+                     const char *const *names) {
+  if (t->kind == CDEVS_TERM_NAME || t->kind == CDEVS_TERM_STRING)
+    for (int i = 0; names[i]; i++) {
+      size_t n = strlen(names[i]), k;
+      for (k = 0; k < n && t->name[k] && ((t->name[k] | 32) == (names[i][k] | 32)); k++) continue;
+      if (k == n && !t->name[k]) {
+        memcpy(field, &i, sizeof i);
+        return 0;
+      }
+    }
+  size_t len = (size_t)snprintf(msg, size, "%s is one of", what);
+  for (int i = 0; names[i] && len < size; i++) len += (size_t)snprintf(msg + len, size - len, "%s %s", i ? "," : "", names[i]);
+  return -1;
+}
+
+static const char *const action_names[] = {"Delay", "SeizeDelay", "SeizeDelayRelease", "DelayRelease", NULL};
+static const char *const alloc_names[] = {"ValueAdded", "NonValueAdded", "Wait", "Transfer", "Other", NULL};
+static const char *const rule_names[] = {"FIFO", "LIFO", "LowestValueFirst", "HighestValueFirst", NULL};
+static const char *const record_names[] = {"Count", "Attribute", "Interval", "TimeInSystem", NULL};
+
+static int conv_action(const cdevs_lang_term *t, void *f, char *m, size_t n) {
+  return conv_enum(t, f, m, n, "action", action_names);
+}
+static int conv_alloc(const cdevs_lang_term *t, void *f, char *m, size_t n) {
+  return conv_enum(t, f, m, n, "allocation", alloc_names);
+}
+static int conv_rule(const cdevs_lang_term *t, void *f, char *m, size_t n) {
+  return conv_enum(t, f, m, n, "rule", rule_names);
+}
+static int conv_record(const cdevs_lang_term *t, void *f, char *m, size_t n) {
+  return conv_enum(t, f, m, n, "kind", record_names);
+}
+
+/* A count (uint64_t): a whole number >= 0. */
+static int conv_count(const cdevs_lang_term *t, void *field, char *msg, size_t size) {
+  if (t->kind != CDEVS_TERM_NUM || !(t->num >= 0) || t->num != floor(t->num) || t->num > 9007199254740992.0) {
+    snprintf(msg, size, "a whole number >= 0");
+    return -1;
+  }
+  uint64_t v = (uint64_t)t->num;
+  memcpy(field, &v, sizeof v);
+  return 0;
+}
+
+/* Decide's chances: {p1, …, pn−1} in percent (the rest to the last output), or one
+ * number (a 2-way Decide). */
+static int conv_chance(const cdevs_lang_term *t, void *field, char *msg, size_t size) {
+  cdevs_decide_params *a = (cdevs_decide_params *)(void *)((char *)field - offsetof(cdevs_decide_params, percent));
+  int n = t->kind == CDEVS_TERM_ARRAY ? t->n : 1;
+  if (a->by_condition) {
+    snprintf(msg, size, "a Decide goes by chance or by condition, not both");
+    return -1;
+  }
+  if (n < 1 || n > CDEVS_DECIDE_MAX - 1) {
+    snprintf(msg, size, "1 to %d percentages, for all outputs but the last", CDEVS_DECIDE_MAX - 1);
+    return -1;
+  }
+  for (int k = 0; k < n; k++) {
+    const cdevs_lang_term *e = t->kind == CDEVS_TERM_ARRAY ? &t->kid[k] : t;
+    if (e->kind != CDEVS_TERM_NUM) {
+      snprintf(msg, size, "percentages are numbers ({30, 20} sends 30%% to out1, 20%% to out2, the rest to out3)");
+      return -1;
+    }
+    a->percent[k] = e->num;
+  }
+  a->n_out = n + 1;
+  return 0;
+}
+
+/* Decide's conditions: {size > 3, kind == 2}: the first that holds chooses its output,
+ * none the last. */
+static int conv_condition(const cdevs_lang_term *t, void *field, char *msg, size_t size) {
+  cdevs_decide_params *a = (cdevs_decide_params *)(void *)((char *)field - offsetof(cdevs_decide_params, attr));
+  int n = t->kind == CDEVS_TERM_ARRAY ? t->n : 1;
+  if (a->n_out && !a->by_condition) {
+    snprintf(msg, size, "a Decide goes by chance or by condition, not both");
+    return -1;
+  }
+  if (n < 1 || n > CDEVS_DECIDE_MAX - 1) {
+    snprintf(msg, size, "1 to %d conditions, for all outputs but the last", CDEVS_DECIDE_MAX - 1);
+    return -1;
+  }
+  static const char *const ops[] = {"<", "<=", ">", ">=", "==", "<>"};
+  for (int k = 0; k < n; k++) {
+    const cdevs_lang_term *e = t->kind == CDEVS_TERM_ARRAY ? &t->kid[k] : t;
+    if (e->kind != CDEVS_TERM_REL) {
+      snprintf(msg, size, "a condition compares an attribute with a constant (size > 3)");
+      return -1;
+    }
+    a->attr[k] = e->name; /* the model keeps the text (the term's names are its syntax tree's) */
+    for (int o = 0; o < 6; o++)
+      if (!strcmp(e->op, ops[o])) a->op[k] = o;
+    a->value[k] = e->num;
+  }
+  a->n_out = n + 1;
+  a->by_condition = 1;
+  return 0;
+}
+
+/* ---- Blocks ------------------------------------------------------------------------- */
+
+#define PR(type, field, kind_, help_) {.name = #field, .offset = offsetof(type, field), .kind = kind_, .help = help_}
+#define PT(type, name_, field, conv, help_) \
+  {.name = name_, .offset = offsetof(type, field), .kind = CDEVS_LP_TERM, .convert = conv, .help = help_}
+#define END {NULL, 0, 0, NULL, NULL, NULL}
+
+static void create_defaults(void *arg) {
+  cdevs_create_params *a = arg;
+  double one = 1.0;
+  (void)cdevs_dist_make(&a->interarrival, CDEVS_DIST_EXPONENTIAL, &one, 1, NULL, 0);
+  a->batch = 1;
+}
+static const cdevs_lang_param create_p[] = {
+    PT(cdevs_create_params, "interarrival", interarrival, conv_dist, "a distribution; Exponential(1) if not given"),
+    PR(cdevs_create_params, entity_type, CDEVS_LP_NAME, "\"Entity 1\" if not given"),
+    PR(cdevs_create_params, batch, CDEVS_LP_INT, "entities per arrival, 1"),
+    PR(cdevs_create_params, first, CDEVS_LP_REAL, "the first arrival's time, 0"),
+    PT(cdevs_create_params, "max_arrivals", max_arrivals, conv_count, "0: no limit"),
+    END};
+static int create_check(void *arg, char *msg, size_t size) {
+  const cdevs_create_params *a = arg;
+  if (a->batch < 1 || !(a->first >= 0) || isinf(a->first)) {
+    snprintf(msg, size, "batch must be >= 1 (is %d) and first a finite time >= 0 (is %g)", a->batch, a->first);
+    return -1;
+  }
+  return 0;
+}
+
+static void process_defaults(void *arg) {
+  cdevs_process_params *a = arg;
+  double tri[3] = {0.5, 1.0, 1.5}; /* Arena's default */
+  (void)cdevs_dist_make(&a->delay, CDEVS_DIST_TRIANGULAR, tri, 3, NULL, 0);
+  a->action = -1; /* chosen by check: with a resource, Seize-Delay-Release */
+  a->units = 1;
+}
+static const cdevs_lang_param process_p[] = {
+    {.name = "resource", .offset = offsetof(cdevs_process_params, resource), .kind = CDEVS_LP_REF, .ref = "Resource"},
+    PT(cdevs_process_params, "delay", delay, conv_dist, "a distribution; Triangular(0.5, 1, 1.5) if not given"),
+    PT(cdevs_process_params, "action", action, conv_action,
+       "Delay, SeizeDelay, SeizeDelayRelease, DelayRelease; SeizeDelayRelease with a resource, else Delay"),
+    PR(cdevs_process_params, units, CDEVS_LP_INT, "seized and released, 1"),
+    PR(cdevs_process_params, priority, CDEVS_LP_INT, "among blocks seizing one resource, lower first; 0"),
+    PT(cdevs_process_params, "allocation", allocation, conv_alloc, "ValueAdded, NonValueAdded, Wait, Transfer, Other"),
+    PT(cdevs_process_params, "rule", rule, conv_rule, "FIFO, LIFO, LowestValueFirst, HighestValueFirst"),
+    PR(cdevs_process_params, rank_attr, CDEVS_LP_NAME, "the attribute the rule ranks by"),
+    PT(cdevs_process_params, "capacity", capacity, conv_count, "of the queue; 0: unlimited; arrivals beyond balk"),
+    END};
+static int process_check(void *arg, char *msg, size_t size) {
+  cdevs_process_params *a = arg;
+  if (a->action < 0) a->action = a->resource ? CDEVS_SEIZE_DELAY_RELEASE : CDEVS_DELAY;
+  int needs = a->action != CDEVS_DELAY;
+  if (needs && !a->resource) {
+    snprintf(msg, size, "action %s needs a resource (resource = name of a cdevs.Resource)", action_names[a->action]);
+    return -1;
+  }
+  if (!needs && a->resource) {
+    snprintf(msg, size, "action Delay seizes nothing, yet a resource is given (SeizeDelayRelease uses it)");
+    return -1;
+  }
+  if (a->units < 1) {
+    snprintf(msg, size, "units must be >= 1 (is %d)", a->units);
+    return -1;
+  }
+  if ((a->rule == CDEVS_LVF || a->rule == CDEVS_HVF) != (a->rank_attr != NULL)) {
+    snprintf(msg, size, a->rank_attr ? "rank_attr is only for the rules LowestValueFirst and HighestValueFirst"
+                                     : "the rule ranks by an attribute: rank_attr names it");
+    return -1;
+  }
+  return 0;
+}
+
+static const cdevs_lang_param none_p[] = {END};
+
+static void decide_defaults(void *arg) {
+  cdevs_decide_params *a = arg;
+  a->n_out = 0;
+}
+static const cdevs_lang_param decide_p[] = {
+    PT(cdevs_decide_params, "chance", percent, conv_chance,
+       "{p1, ...}: p1% to out1, ..., the rest to the last output"),
+    PT(cdevs_decide_params, "condition", attr, conv_condition,
+       "{attr > v, ...}: the first that holds chooses out1, ...; none the last"),
+    END};
+static int decide_check(void *arg, char *msg, size_t size) {
+  const cdevs_decide_params *a = arg;
+  if (a->n_out < 2) {
+    snprintf(msg, size, "a Decide needs its chances (chance = {30}) or its conditions (condition = {size > 3})");
+    return -1;
+  }
+  double sum = 0;
+  for (int k = 0; !a->by_condition && k < a->n_out - 1; k++) {
+    if (!(a->percent[k] >= 0 && a->percent[k] <= 100)) {
+      snprintf(msg, size, "chance %d must be a percentage from 0 to 100 (is %g)", k + 1, a->percent[k]);
+      return -1;
+    }
+    sum += a->percent[k];
+  }
+  if (sum > 100 + 1e-9) {
+    snprintf(msg, size, "the chances add up to %g%%, more than 100", sum);
+    return -1;
+  }
+  return 0;
+}
+
+static int decide_outputs(const void *arg) { return ((const cdevs_decide_params *)arg)->n_out; }
+
+static const cdevs_lang_param assign_p[] = {
+    PR(cdevs_assign_params, attr, CDEVS_LP_NAME, "the attribute set"),
+    PT(cdevs_assign_params, "value", value, conv_dist, "a number or a distribution"),
+    PR(cdevs_assign_params, entity_type, CDEVS_LP_NAME, "the new entity type"),
+    END};
+static void assign_defaults(void *arg) {
+  cdevs_assign_params *a = arg;
+  double zero = 0.0;
+  (void)cdevs_dist_make(&a->value, CDEVS_DIST_CONSTANT, &zero, 1, NULL, 0);
+}
+static int assign_check(void *arg, char *msg, size_t size) {
+  const cdevs_assign_params *a = arg;
+  if (!a->attr && !a->entity_type) {
+    snprintf(msg, size, "an Assign needs an attribute to set (attr = name, value = ...), or an entity_type, or both");
+    return -1;
+  }
+  return 0;
+}
+
+static const cdevs_lang_param record_p[] = {
+    PT(cdevs_record_params, "kind", kind, conv_record, "Count, Attribute, Interval, TimeInSystem"),
+    PR(cdevs_record_params, attr, CDEVS_LP_NAME, "the attribute of Attribute and Interval"),
+    PR(cdevs_record_params, name, CDEVS_LP_NAME, "the statistic's name; the block's if not given"),
+    END};
+static int record_check(void *arg, char *msg, size_t size) {
+  const cdevs_record_params *a = arg;
+  if ((a->kind == CDEVS_RECORD_ATTR || a->kind == CDEVS_RECORD_INTERVAL) && !a->attr) {
+    snprintf(msg, size, "kind %s needs attr, the attribute", record_names[a->kind]);
+    return -1;
+  }
+  return 0;
+}
+
+/* A resource: a data module, declared in the run's cdevs_proc. */
+typedef struct resource_params {
+  cdevs_proc *proc;
+  int capacity;
+} resource_params;
+static void resource_defaults(void *arg) { ((resource_params *)arg)->capacity = 1; }
+static const cdevs_lang_param resource_p[] = {PR(resource_params, capacity, CDEVS_LP_INT, "units, 1"), END};
+static int resource_check(void *arg, char *msg, size_t size) {
+  const resource_params *a = arg;
+  if (a->capacity < 1) {
+    snprintf(msg, size, "capacity must be >= 1 (is %d)", a->capacity);
+    return -1;
+  }
+  return 0;
+}
+static int resource_declare(void *ctx, const char *name, const void *arg, char *msg, size_t size) {
+  const resource_params *a = arg;
+  if (cdevs_proc_resource(ctx, name, a->capacity) < 0) {
+    snprintf(msg, size, "%s", cdevs_proc_errmsg(ctx));
+    return -1;
+  }
+  return 0;
+}
+
+#define BLOCK(name_, ops_, type, params_, defaults_, check_, help_)                                                \
+  {.name = name_, .ops = ops_, .arg_size = sizeof(type), .params = params_, .defaults = defaults_, .check = check_, \
+   .context_offset = offsetof(type, proc), .help = help_}
+
+static const cdevs_lang_block blocks[] = {
+    BLOCK("Create", &cdevs_create_ops, cdevs_create_params, create_p, create_defaults, create_check,
+          "entities arrive (Arena's Create)"),
+    BLOCK("Process", &cdevs_process_ops, cdevs_process_params, process_p, process_defaults, process_check,
+          "queue, seize, delay, release (Arena's Process)"),
+    {.name = "Decide", .ops = &cdevs_decide_ops, .arg_size = sizeof(cdevs_decide_params), .params = decide_p,
+     .used_outputs = decide_outputs, .defaults = decide_defaults, .check = decide_check,
+     .context_offset = offsetof(cdevs_decide_params, proc),
+     .help = "each entity leaves by one output, by chance or condition"},
+    BLOCK("Assign", &cdevs_assign_ops, cdevs_assign_params, assign_p, assign_defaults, assign_check,
+          "sets an attribute or the entity type"),
+    BLOCK("Record", &cdevs_record_ops, cdevs_record_params, record_p, NULL, record_check,
+          "counts entities or tallies an attribute, an interval or the time in system"),
+    BLOCK("Dispose", &cdevs_dispose_ops, cdevs_dispose_params, none_p, NULL, NULL, "entities leave the system"),
+    {.name = "Resource", .ops = NULL, .arg_size = sizeof(resource_params), .params = resource_p,
+     .defaults = resource_defaults, .check = resource_check, .context_offset = offsetof(resource_params, proc),
+     .declare = resource_declare, .help = "units the Process blocks seize (Arena's Resource data module)"},
+};
+
+const cdevs_lang_library cdevs_proc_library = {"proc", blocks, sizeof blocks / sizeof blocks[0]};

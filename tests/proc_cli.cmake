@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: MIT
+# Process models from model files (issue 19): M/M/1, M/M/3 and a Jackson network run
+# as replications and checked against queueing theory by tests/proc_check.py; the same
+# report byte for byte for --jobs 1 and 2; bad flags and bad models refused with a
+# message; a deadlock is an error; an interrupted set of replications keeps those that
+# ran.
+set(EX ${SRC}/examples/proc)
+
+function(run_ok)
+  execute_process(COMMAND ${CDEVS} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  WORKING_DIRECTORY ${WORK})
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "cdevs ${ARGN}: exit ${rc}\n${err}")
+  endif()
+  set(ERR "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_fail expected_rc needle)
+  execute_process(COMMAND ${CDEVS} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err WORKING_DIRECTORY ${WORK})
+  if(NOT rc EQUAL ${expected_rc})
+    message(FATAL_ERROR "cdevs ${ARGN}: exit ${rc}, expected ${expected_rc}\n${err}")
+  endif()
+  string(FIND "${err}" "${needle}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "cdevs ${ARGN}: stderr lacks '${needle}':\n${err}")
+  endif()
+endfunction()
+
+# Queueing theory, within the replications' half-widths.
+foreach(m mm1 mm3 jackson)
+  file(STRINGS ${EX}/${m}.mo stop_line REGEX "StopTime = [0-9]+")
+  string(REGEX REPLACE ".*StopTime = ([0-9]+).*" "\\1" stop "${stop_line}")
+  run_ok(run ${EX}/${m}.mo --reps 30 --jobs 2 --quiet --report ${WORK}/proc_${m}.csv)
+  execute_process(COMMAND /usr/bin/python3 ${SRC}/tests/proc_check.py ${m} ${WORK}/proc_${m}.csv ${stop}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "${out}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "proc_check ${m}: ${out}${err}")
+  endif()
+endforeach()
+
+# The same seed: the same report, whatever the number of workers (the summary line,
+# with its wall time, aside); another seed, another report.
+set(short --stop 2000 --reps 7)
+run_ok(run ${EX}/mm1.mo ${short} --jobs 1 --report ${WORK}/proc_j1.csv)
+string(REGEX REPLACE "summary:[^\n]*\n" "" text1 "${ERR}")
+run_ok(run ${EX}/mm1.mo ${short} --jobs 3 --report ${WORK}/proc_j3.csv)
+string(REGEX REPLACE "summary:[^\n]*\n" "" text3 "${ERR}")
+string(REPLACE "proc_j3.csv" "proc_j1.csv" text3 "${text3}")
+file(READ ${WORK}/proc_j1.csv csv1)
+file(READ ${WORK}/proc_j3.csv csv3)
+if(NOT csv1 STREQUAL csv3 OR NOT text1 STREQUAL text3)
+  message(FATAL_ERROR "--jobs 1 and --jobs 3 differ:\n${text1}\n---\n${text3}")
+endif()
+if(NOT text1 MATCHES "Process statistics over 7 replications to t = 2000, seed 0" OR
+   NOT csv1 MATCHES "\nall,Entity,\"Customer\",WIP,time,")
+  message(FATAL_ERROR "the report of 7 replications:\n${text1}\n${csv1}")
+endif()
+run_ok(run ${EX}/mm1.mo ${short} --seed 2 --report ${WORK}/proc_s2.csv)
+file(READ ${WORK}/proc_s2.csv csv2)
+if(csv2 STREQUAL csv1)
+  message(FATAL_ERROR "--seed 2 gave the report of seed 0")
+endif()
+
+# JSON for scripts: read back by Python's parser, with every replication's values.
+run_ok(run ${EX}/mm1.mo ${short} --jobs 2 --report ${WORK}/proc.json)
+execute_process(COMMAND /usr/bin/python3 -c
+  "import json,sys; d=json.load(open(sys.argv[1])); s=[x for x in d['statistics'] if x['owner']=='Customer' and x['name']=='WIP'][0]; assert d['replications']==list(range(1,8)) and len(s['runs'])==7 and abs(s['mean']-sum(r['avg'] for r in s['runs'])/7)<1e-12, d"
+  ${WORK}/proc.json RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the JSON report: ${err}")
+endif()
+
+# A single run: Arena's report on stderr, the default report file, MSER-5's suggestion.
+file(MAKE_DIRECTORY ${WORK}/proc_single)
+execute_process(COMMAND ${CDEVS} run ${EX}/mm1.mo --stop 5000 RESULT_VARIABLE rc ERROR_VARIABLE err
+                WORKING_DIRECTORY ${WORK}/proc_single)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "Process statistics at t = 5000, replication 1" OR
+   NOT err MATCHES "server.Utilization" OR NOT err MATCHES "MSER-5 \\(White 1997\\) on the tallies suggests --warmup" OR
+   NOT EXISTS ${WORK}/proc_single/results/mm1.report.csv OR EXISTS ${WORK}/proc_single/results/mm1.csv)
+  message(FATAL_ERROR "a single run of mm1: exit ${rc}\n${err}")
+endif()
+
+# Bad flags.
+expect_fail(2 "--reps needs a whole number from 1 to 10^8, got '0'" run ${EX}/mm1.mo --reps 0)
+expect_fail(2 "--jobs needs a whole number from 1 to 1024, got '0'" run ${EX}/mm1.mo --jobs 0)
+expect_fail(2 "--seed needs a whole number >= 0, got '-1'" run ${EX}/mm1.mo --seed -1)
+expect_fail(2 "--seed needs a whole number >= 0, got '1e3'" run ${EX}/mm1.mo --seed 1e3)
+expect_fail(2 "--report needs a .csv or .json file, got 'r.txt'" run ${EX}/mm1.mo --report r.txt)
+expect_fail(2 "--warmup needs a time >= 0, got '-5'" run ${EX}/mm1.mo --warmup -5)
+expect_fail(2 "--warmup 200000 leaves nothing of the run" run ${EX}/mm1.mo --warmup 200000)
+expect_fail(2 "--out writes one run's variables; with --reps" run ${EX}/mm1.mo --reps 2 --out x.csv)
+expect_fail(2 "--reps is for models with process blocks" run ${SRC}/examples/bball/bball.mo --reps 3)
+expect_fail(1 "cannot write /nonexistent-dir/r.csv" run ${EX}/mm1.mo --stop 10 --report /nonexistent-dir/r.csv)
+
+# A deadlock: an entity holds the one drill and waits for a second unit, the others
+# wait for the drill; nothing is scheduled any more. An error, with where they wait.
+file(WRITE ${WORK}/proc_dead.mo "model Dead
+  cdevs.Create arrive(interarrival = 1, max_arrivals = 3);
+  cdevs.Resource drill;
+  cdevs.Process first(resource = drill, action = SeizeDelay, delay = 0.5);
+  cdevs.Process second(resource = drill, action = SeizeDelayRelease, delay = 0.5);
+  cdevs.Dispose leave;
+equation
+  connect(arrive.out, first.in);
+  connect(first.out, second.in);
+  connect(second.out, leave.in);
+  annotation(experiment(StopTime = 100));
+end Dead;
+")
+expect_fail(1 "deadlock at t=100: nothing is scheduled, yet 2 entities in queue 'first.Queue' wait for resource 'drill'"
+            run ${WORK}/proc_dead.mo --quiet)
+expect_fail(1 "replication 1: deadlock: nothing is scheduled" run ${WORK}/proc_dead.mo --reps 2)
+
+# Model errors at check time, located.
+file(WRITE ${WORK}/proc_bad.mo "model Bad
+  cdevs.Create arrive(interarrival = Exponential(-2));
+  cdevs.Process serve(resource = drill);
+  cdevs.Decide d(chance = {70, 40});
+  cdevs.Dispose leave;
+equation
+  connect(arrive.out, d.in);
+  connect(d.out1, serve.in);
+  connect(d.out2, leave.in);
+  connect(serve.out, leave.in);
+end Bad;
+")
+expect_fail(1 "proc_bad.mo:2:38: error: interarrival of arrive: Exponential needs mean > 0 (got -2)" check ${WORK}/proc_bad.mo)
+expect_fail(1 "proc_bad.mo:3:34: error: resource of serve: 'drill' is not a component of this model" check ${WORK}/proc_bad.mo)
+expect_fail(1 "proc_bad.mo:4:16: error: d: the chances add up to 110%, more than 100" check ${WORK}/proc_bad.mo)
+file(WRITE ${WORK}/proc_open.mo "model Open\n  cdevs.Create a;\n  cdevs.Decide d(chance = {30, 30});\n  cdevs.Dispose x;\nequation\n  connect(a.out, d.in);\n  connect(d.out1, x.in);\n  connect(d.out2, x.in);\nend Open;\n")
+expect_fail(1 "proc_open.mo:3:16: error: 'd.out3' is connected to nothing" check ${WORK}/proc_open.mo)
+
+# SIGINT to the command (not to its workers) in the middle of 1000 replications: the
+# workers are told, and the replications that ran are reported; exit status 130.
+execute_process(COMMAND timeout --preserve-status -s INT 1 ${CDEVS} run ${EX}/jackson.mo --reps 1000 --jobs 2
+                        --report ${WORK}/proc_int.csv
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 130 OR NOT err MATCHES "interrupted \\(SIGINT\\): [0-9]+ of 1000 replications ran and are reported")
+  message(FATAL_ERROR "SIGINT during replications: exit ${rc}\n${err}")
+endif()
