@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Checks a process model's report (cdevs run --reps K --report FILE.csv) against
 queueing theory: the values are derived here and in the model files' comments, never
-taken from cdevs. Usage: proc_check.py MODEL REPORT.csv STOP"""
+taken from cdevs. Usage: proc_check.py MODEL REPORT.csv STOP [RESULTS.csv]"""
 import csv
 import sys
 
@@ -76,6 +76,42 @@ elif model == "jackson":  # product form: L_i = rho_i / (1 - rho_i)
     expect("L", values("Job.WIP"), total, 3)
     expect("W", values("Job.TotalTime"), total / 1.0, 3)
     little("Job")
+elif model in ("beverage", "beverage_starved"):  # one run: the tank and the bottles account for the same litres
+    series = list(csv.DictReader(open(sys.argv[4])))
+    r = runs[reps[0]]
+    level = [float(x["level"]) for x in series]
+    last = series[-1]
+    q = r["filling.Quantity"]
+    taken = float(q["avg"]) * int(q["count"])  # litres in the bottles filled, by the block's tally
+    drawn = float(last["drawn"])  # litres the tank lost, integrated from the block's rate signal
+    qmax = 1.1
+    print(f"beverage: min level {min(level):.6g}, drawn {drawn:.9g}, filled bottles {taken:.9g}")
+    if min(level) < -1e-9:
+        fails.append(f"the tank's level went below zero: {min(level)}")
+    # What the tank lost is what the bottles took, plus at most one bottle being filled.
+    if not (taken - 1e-6 * taken <= drawn <= taken + qmax + 1e-6 * taken):
+        fails.append(f"the tank lost {drawn} litres, the bottles filled hold {taken}")
+    # Level = start + poured - drawn, and the level never rose far above the pump's stop.
+    if abs(float(last["level"]) - (5 + float(last["poured"]) - drawn)) > 1e-6:
+        fails.append("the level is not start + poured - drawn")
+    if max(level) > 8 + 1e-3:
+        fails.append(f"the level rose to {max(level)}, past the pump's stop at 8")
+    n_in = int(r["System.NumberIn"]["count"])
+    n_out = int(r["System.NumberOut"]["count"])
+    if model == "beverage" and n_in - n_out > 15:  # what is left inside at the end is a handful of bottles
+        fails.append(f"{n_in} bottles in, {n_out} out")
+    if model == "beverage_starved":
+        # The pump (0.45 l/s) cannot keep up with the bottles (0.5 l/s): they wait for
+        # the level, and each fill starts when the tank holds the bottle's quantity q,
+        # so the level falls to what the pump adds during the fill, 0.45 q/2, at least
+        # 0.45 * 0.9/2 = 0.2025 (less a QSS quantum, 1e-3 of the level); a fill started
+        # late would leave more, one started early would go below it.
+        lo = 0.45 * 0.9 / 2
+        if not (lo - 2e-3 <= min(level) <= lo + 5e-3):
+            fails.append(f"the starved tank's lowest level {min(level)}, expected {lo} (fills start at the crossing)")
+        waits = r["filling.Queue.WaitTime"]
+        if float(waits["avg"]) < 10:
+            fails.append("the starved tank kept no bottles waiting")
 else:
     sys.exit(f"unknown model {model}")
 

@@ -140,3 +140,25 @@ execute_process(COMMAND timeout --preserve-status -s INT 1 ${CDEVS} run ${EX}/ja
 if(NOT rc EQUAL 130 OR NOT err MATCHES "interrupted \\(SIGINT\\): [0-9]+ of 1000 replications ran and are reported")
   message(FATAL_ERROR "SIGINT during replications: exit ${rc}\n${err}")
 endif()
+
+# The beverage plant (hybrid): a tank in equations, bottles as entities. What the tank
+# lost (the integral of the block's rate signal) is what the bottles took (the block's
+# tally), the level never below zero; starved of beverage, the bottles wait and each
+# fill starts at the level's crossing of its quantity.
+run_ok(run ${EX}/beverage.mo --quiet --out ${WORK}/bev.csv --report ${WORK}/bev_report.csv)
+file(READ ${EX}/beverage.mo bev)
+string(REPLACE "pump_rate = 0.6" "pump_rate = 0.45" bev "${bev}")
+file(WRITE ${WORK}/bev_starved.mo "${bev}")
+run_ok(run ${WORK}/bev_starved.mo --quiet --out ${WORK}/bev_starved.csv --report ${WORK}/bev_starved_report.csv)
+foreach(v beverage:bev beverage_starved:bev_starved)
+  string(REPLACE ":" ";" v "${v}")
+  list(GET v 0 mode)
+  list(GET v 1 f)
+  execute_process(COMMAND /usr/bin/python3 ${SRC}/tests/proc_check.py ${mode} ${WORK}/${f}_report.csv 2000
+                          ${WORK}/${f}.csv
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "${out}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "proc_check ${mode}: ${out}${err}")
+  endif()
+endforeach()

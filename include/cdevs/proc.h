@@ -207,6 +207,27 @@ extern const cdevs_atomic_ops cdevs_record_ops;
 struct cdevs_lang_library;
 extern const struct cdevs_lang_library cdevs_proc_library;
 
+/*
+ * Fill: entities draw a quantity from a continuous tank (Arena's level and rate
+ * variables; the seed's beverage plant fills bottles from a tank). The tank is any
+ * continuous model (an equation der(level) = inflow - f.rate) whose level comes in on
+ * "level" as a QSS signal; "rate" tells it how fast the block empties it: `rate` while
+ * an entity fills, 0 otherwise. An entity arriving on "in" waits, first come first
+ * served, until the level holds its quantity (drawn from `quantity`, stream
+ * "<path>.quantity"): the time the level's polynomial reaches it is its root, so the
+ * fill starts at the crossing, not at the next level event. It then draws the quantity
+ * in quantity/rate (time allocated to `allocation`) and leaves by "out". Statistics:
+ * NumberIn/Out and the Quantity tally (category "Process"), NQ and WaitTime of
+ * "<path>.Queue". With the tank fed only by inflows, its level never falls below zero.
+ */
+typedef struct cdevs_fill_params {
+  cdevs_proc *proc;
+  cdevs_dist quantity; /* >= 0 */
+  double rate;         /* > 0, quantity per time */
+  int allocation;      /* cdevs_alloc_kind of the filling time */
+} cdevs_fill_params;
+extern const cdevs_atomic_ops cdevs_fill_ops;
+
 /* ---- Statistics and the report ------------------------------------------------------ */
 
 /* What a statistic is. */

@@ -284,6 +284,26 @@ static int record_check(void *arg, char *msg, size_t size) {
   return 0;
 }
 
+static void fill_defaults(void *arg) {
+  cdevs_fill_params *a = arg;
+  double one = 1.0;
+  (void)cdevs_dist_make(&a->quantity, CDEVS_DIST_CONSTANT, &one, 1, NULL, 0);
+  a->rate = 1.0;
+}
+static const cdevs_lang_param fill_p[] = {
+    PT(cdevs_fill_params, "quantity", quantity, conv_dist, "drawn by each entity, a number or a distribution; 1"),
+    PR(cdevs_fill_params, rate, CDEVS_LP_REAL, "quantity per time while filling; 1"),
+    PT(cdevs_fill_params, "allocation", allocation, conv_alloc, "of the filling time"),
+    END};
+static int fill_check(void *arg, char *msg, size_t size) {
+  const cdevs_fill_params *a = arg;
+  if (!(a->rate > 0) || isinf(a->rate)) {
+    snprintf(msg, size, "rate must be finite and > 0 (is %g)", a->rate);
+    return -1;
+  }
+  return 0;
+}
+
 /* A resource: a data module, declared in the run's cdevs_proc. */
 typedef struct resource_params {
   cdevs_proc *proc;
@@ -325,6 +345,8 @@ static const cdevs_lang_block blocks[] = {
           "sets an attribute or the entity type"),
     BLOCK("Record", &cdevs_record_ops, cdevs_record_params, record_p, NULL, record_check,
           "counts entities or tallies an attribute, an interval or the time in system"),
+    BLOCK("Fill", &cdevs_fill_ops, cdevs_fill_params, fill_p, fill_defaults, fill_check,
+          "entities draw a quantity from a continuous tank: connect(level, f.level); der(level) = ... - f.rate"),
     BLOCK("Dispose", &cdevs_dispose_ops, cdevs_dispose_params, none_p, NULL, NULL, "entities leave the system"),
     {.name = "Resource", .ops = NULL, .arg_size = sizeof(resource_params), .params = resource_p,
      .defaults = resource_defaults, .check = resource_check, .context_offset = offsetof(resource_params, proc),
