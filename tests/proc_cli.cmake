@@ -92,6 +92,8 @@ expect_fail(2 "--warmup needs a time >= 0, got '-5'" run ${EX}/mm1.mo --warmup -
 expect_fail(2 "--warmup 200000 leaves nothing of the run" run ${EX}/mm1.mo --warmup 200000)
 expect_fail(2 "--out writes one run's variables; with --reps" run ${EX}/mm1.mo --reps 2 --out x.csv)
 expect_fail(2 "--reps is for models with process blocks" run ${SRC}/examples/bball/bball.mo --reps 3)
+expect_fail(2 "--plot draws a model's variables; ${EX}/mm1.mo has none" run ${EX}/mm1.mo --plot x.svg)
+expect_fail(2 "--vars: 'serve.out' carries entities, not a variable to write" run ${EX}/mm1.mo --vars serve.out)
 expect_fail(1 "cannot write /nonexistent-dir/r.csv" run ${EX}/mm1.mo --stop 10 --report /nonexistent-dir/r.csv)
 
 # A deadlock: an entity holds the one drill and waits for a second unit, the others

@@ -405,6 +405,12 @@ int cli_run(int argc, char **argv) {
   char *def = NULL;
   /* A process model with no continuous variables: its report is its result. */
   int report_only = cdevs_mo_uses(mo, "proc") && cdevs_mo_output_count(mo) == 0 && !vars && !out;
+  if (report_only && plot) {
+    fprintf(stderr, "cdevs run: --plot draws a model's variables; %s has none (its results are the process "
+                    "report)\n", path);
+    cdevs_mo_free(mo);
+    return CLI_USAGE;
+  }
   if (!out && !no_out && !report_only) {
     if (!(out = def = default_out(path, ".csv")) || (mkdir("results", 0777) && errno != EEXIST)) {
       if (def)

@@ -124,6 +124,10 @@ int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
         const cdevs_port_def *ports = lang_block_ports(mo->comps[i].b, CDEVS_OUT);
         for (int k = 0; ports && ports[k].name; k++)
           if (strlen(ports[k].name) == len - cl - 1 && !memcmp(ports[k].name, dot + 1, len - cl - 1)) {
+            if (ports[k].kind == CDEVS_MSG) {
+              if (diag) fprintf(diag, "--vars: '%.*s' carries entities, not a variable to write\n", (int)len, p);
+              return -1;
+            }
             char nm[300];
             snprintf(nm, sizeof nm, "%.*s", (int)len, p);
             if (lang_add_comp_output(mo, nm, i, k)) return -1;
