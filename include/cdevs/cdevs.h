@@ -8,6 +8,7 @@
 #include "continuous.h"
 #include "devstone.h"
 #include "lang.h"
+#include "mailbox.h"
 #include "model.h"
 #include "proc.h"
 #include "qss.h"

@@ -87,6 +87,12 @@ void cdevs_msg_release(cdevs_msg *m);
 void *cdevs_msg_data(cdevs_msg *m);
 const cdevs_msg_type *cdevs_msg_type_of(const cdevs_msg *m);
 size_t cdevs_msg_refs(const cdevs_msg *m);
+/* A message's tag: an integer of the user's (DEVSLib's message type: gettype/settype),
+   independent of its payload and its cdevs_msg_type, 0 at creation. Mailboxes select
+   by it (cdevs_mailbox_by_tag). cdevs_msg_tag(NULL) is 0; setting it on NULL does
+   nothing. */
+int32_t cdevs_msg_tag(const cdevs_msg *m);
+void cdevs_msg_set_tag(cdevs_msg *m, int32_t tag);
 
 /* A value holding a message; the value borrows the caller's reference. */
 static inline cdevs_value cdevs_msgval(cdevs_msg *m) {

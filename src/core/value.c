@@ -14,6 +14,8 @@ struct cdevs_msg {
   /* A copy, not a pointer: the allocator passed in may live in a simulator (or on the
      caller's stack) that goes away while the message is still held. */
   cdevs_alloc alloc;
+  /* On LP64 it fills padding before the payload's alignment: the header stays 48 bytes. */
+  int32_t tag;
   alignas(max_align_t) unsigned char data[];
 };
 
@@ -83,6 +85,11 @@ void cdevs_msg_release(cdevs_msg *m) {
 void *cdevs_msg_data(cdevs_msg *m) { return m ? m->data : NULL; }
 const cdevs_msg_type *cdevs_msg_type_of(const cdevs_msg *m) { return m ? m->type : NULL; }
 size_t cdevs_msg_refs(const cdevs_msg *m) { return m ? m->refs : 0; }
+int32_t cdevs_msg_tag(const cdevs_msg *m) { return m ? m->tag : 0; }
+
+void cdevs_msg_set_tag(cdevs_msg *m, int32_t tag) {
+  if (m) m->tag = tag;
+}
 
 static const cdevs_msg_type array_type = {"real array", NULL};
 
