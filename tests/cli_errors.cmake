@@ -1,16 +1,6 @@
 # SPDX-License-Identifier: MIT
 # The command rejects bad flags with a message and status 2, and never crashes.
-function(expect_fail expected_rc needle)
-  execute_process(COMMAND ${CDEVS} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err WORKING_DIRECTORY ${WORK})
-  if(NOT rc EQUAL ${expected_rc})
-    message(FATAL_ERROR "cdevs ${ARGN}: exit ${rc}, expected ${expected_rc}\n${err}")
-  endif()
-  string(FIND "${err}" "${needle}" pos)
-  if(pos EQUAL -1)
-    message(FATAL_ERROR "cdevs ${ARGN}: stderr lacks '${needle}':\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
 
 expect_fail(2 "unknown command 'frobnicate'" frobnicate)
 expect_fail(2 "--depth needs an integer >= 1, got '-3'" devstone --type HO --depth -3 --width 2)

@@ -15,17 +15,7 @@ function(run_ok)
   set(ERR "${err}" PARENT_SCOPE)
 endfunction()
 
-function(expect_fail expected_rc needle)
-  execute_process(COMMAND ${CDEVS} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err WORKING_DIRECTORY ${WORK})
-  if(NOT rc EQUAL ${expected_rc})
-    message(FATAL_ERROR "cdevs ${ARGN}: exit ${rc}, expected ${expected_rc}\n${err}")
-  endif()
-  string(FIND "${err}" "${needle}" pos)
-  if(pos EQUAL -1)
-    message(FATAL_ERROR "cdevs ${ARGN}: stderr lacks '${needle}':\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
 
 # Queueing theory, within the replications' half-widths.
 foreach(m mm1 mm3 jackson)
