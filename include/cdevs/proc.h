@@ -131,8 +131,8 @@ typedef enum cdevs_queue_rule { CDEVS_FIFO = 0, CDEVS_LIFO, CDEVS_LVF, CDEVS_HVF
 /*
  * Process: Queue, Seize, Delay and Release of SIMAN in one block (ARENALib's Process,
  * Fig. 3 of the seed). An entity arriving on "in" waits in the queue (rule, capacity:
- * an arrival finding capacity entities waiting balks: it leaves by "balk", or is
- * disposed if nothing is coupled to it, and is counted), seizes `units` of the
+ * an arrival finding capacity entities waiting balks: it is disposed there and counted
+ * in NumberBalked; SIMAN's separate Queue, cdevs/siman.h, has a "balk" output), seizes `units` of the
  * resource, is delayed (delay time, allocated to `allocation`), releases, and leaves
  * by "out". Entities in the delay are ordered by leaving time, so they overtake.
  * Several blocks may share a resource: a released unit goes to the waiting block of

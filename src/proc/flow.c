@@ -7,46 +7,6 @@
 
 #include "proc_impl.h"
 
-/* ---- passing entities on at once ---------------------------------------------------------- */
-
-typedef struct pending {
-  cdevs_msg *m;
-  int port;
-} pending;
-
-typedef struct pass {
-  pending *a;
-  uint32_t n, cap;
-} pass;
-
-static int pass_push(cdevs_ctx *cx, pass *q, cdevs_msg *m, int port) {
-  if (q->n == q->cap && CDEVS_GROW(cdevs_ctx_alloc(cx), q->a, q->cap, q->n + 1)) {
-    cdevs_ctx_fail(cx, "out of memory");
-    return -1;
-  }
-  q->a[q->n].m = cdevs_msg_retain(m);
-  q->a[q->n].port = port;
-  q->n++;
-  return 0;
-}
-
-static void pass_emit(cdevs_ctx *cx, const pass *q) {
-  for (uint32_t i = 0; i < q->n; i++) {
-    cdevs_value v = cdevs_msgval(q->a[i].m);
-    cdevs_emit(cx, q->a[i].port, &v);
-  }
-}
-
-static void pass_clear(pass *q) {
-  for (uint32_t i = 0; i < q->n; i++) cdevs_msg_release(q->a[i].m);
-  q->n = 0;
-}
-
-static void pass_free(const cdevs_alloc *al, pass *q) {
-  pass_clear(q);
-  CDEVS_FREEARR(al, q->a, q->cap);
-}
-
 /* The entity of a bag's event i, or a failed run. */
 static cdevs_entity *entity_at(cdevs_ctx *cx, const cdevs_bag *x, size_t i) {
   cdevs_entity *e = cdevs_entity_of(x->events[i].value);
@@ -320,7 +280,7 @@ static void decide_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
       double u = cdevs_rng_u01(&s->rng);
       while (k < s->n_out - 1 && u > s->cum[k]) k++;
     }
-    if (pass_push(cx, &s->out, x->events[i].value->u.msg, k)) return;
+    if (pass_push(cx, &s->al, &s->out, x->events[i].value->u.msg, k)) return;
   }
 }
 
@@ -388,7 +348,7 @@ static void assign_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
       cdevs__proc_level(s->p, to, t, cdevs__proc_level_of(s->p, to) + 1);
       en->type = s->set_type;
     }
-    if (pass_push(cx, &s->out, x->events[i].value->u.msg, 0)) return;
+    if (pass_push(cx, &s->al, &s->out, x->events[i].value->u.msg, 0)) return;
   }
 }
 
@@ -446,7 +406,7 @@ static void record_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
     if (s->kind == CDEVS_RECORD_INTERVAL) v = t - ((uint32_t)s->set_attr < en->nattr ? en->attr[s->set_attr] : 0);
     if (s->kind == CDEVS_RECORD_TIME_IN_SYSTEM) v = t - en->created;
     if (s->st_tally >= 0) cdevs__proc_tally(s->p, s->st_tally, t, v);
-    if (pass_push(cx, &s->out, x->events[i].value->u.msg, 0)) return;
+    if (pass_push(cx, &s->al, &s->out, x->events[i].value->u.msg, 0)) return;
   }
 }
 

@@ -4,6 +4,8 @@
 #ifndef CDEVS_PROC_IMPL_H
 #define CDEVS_PROC_IMPL_H
 
+#include <math.h>
+
 #include "cdevs/proc.h"
 #include "core/alloc_impl.h"
 
@@ -103,5 +105,45 @@ static inline double cdevs__ta_until(double now, double when) {
   while (now + ta < when) ta = nextafter(ta, INFINITY);
   return ta;
 }
+
+
+/* ---- Entity stores shared by the blocks (equeue.c) ---------------------------------- */
+
+/* A heap of entities by key, then by arrival order (seq), so ties keep FIFO order. */
+typedef struct eitem {
+  double key;
+  uint64_t seq;
+  double arrived; /* at the block */
+  double start;   /* of its wait or its delay */
+  cdevs_msg *m;
+} eitem;
+typedef struct eheap {
+  eitem *a;
+  uint32_t n, cap;
+} eheap;
+#define heap_push cdevs__heap_push
+#define heap_pop cdevs__heap_pop
+#define heap_free cdevs__heap_free
+int heap_push(const cdevs_alloc *al, eheap *h, const eitem *it); /* -1: out of memory */
+eitem heap_pop(eheap *h);
+void heap_free(const cdevs_alloc *al, eheap *h); /* releases the entities left */
+
+/* Entities passed on at the next output of the same instant, each by its port. */
+typedef struct pending {
+  cdevs_msg *m;
+  int port;
+} pending;
+typedef struct pass {
+  pending *a;
+  uint32_t n, cap;
+} pass;
+#define pass_push cdevs__pass_push
+#define pass_emit cdevs__pass_emit
+#define pass_clear cdevs__pass_clear
+#define pass_free cdevs__pass_free
+int pass_push(cdevs_ctx *cx, const cdevs_alloc *al, pass *q, cdevs_msg *m, int port); /* retains m */
+void pass_emit(cdevs_ctx *cx, const pass *q);
+void pass_clear(pass *q);
+void pass_free(const cdevs_alloc *al, pass *q);
 
 #endif

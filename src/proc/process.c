@@ -6,52 +6,6 @@
 
 #include "proc_impl.h"
 
-/* An entity heap: by key, then by arrival order (seq), so ties keep FIFO order. */
-typedef struct eitem {
-  double key;
-  uint64_t seq;
-  double arrived; /* at this block */
-  double start;   /* of its delay */
-  cdevs_msg *m;
-} eitem;
-
-typedef struct eheap {
-  eitem *a;
-  uint32_t n, cap;
-} eheap;
-
-static inline int before(const eitem *x, const eitem *y) {
-  return x->key < y->key || (x->key == y->key && x->seq < y->seq);
-}
-
-static int heap_push(const cdevs_alloc *al, eheap *h, const eitem *it) {
-  if (h->n == h->cap && CDEVS_GROW(al, h->a, h->cap, h->n + 1)) return -1;
-  uint32_t i = h->n++;
-  while (i > 0) {
-    uint32_t up = (i - 1) / 2;
-    if (!before(it, &h->a[up])) break;
-    h->a[i] = h->a[up];
-    i = up;
-  }
-  h->a[i] = *it;
-  return 0;
-}
-
-static eitem heap_pop(eheap *h) {
-  eitem top = h->a[0], last = h->a[--h->n];
-  uint32_t i = 0;
-  for (;;) {
-    uint32_t c = 2 * i + 1;
-    if (c >= h->n) break;
-    if (c + 1 < h->n && before(&h->a[c + 1], &h->a[c])) c++;
-    if (!before(&h->a[c], &last)) break;
-    h->a[i] = h->a[c];
-    i = c;
-  }
-  if (h->n) h->a[i] = last;
-  return top;
-}
-
 typedef struct process_state {
   cdevs_proc *p;
   cdevs_alloc al;
@@ -251,8 +205,8 @@ static void arrive(cdevs_ctx *cx, process_state *s, cdevs_msg *m, double t) {
   switch (s->rule) {
   case CDEVS_FIFO: it.key = 0; break;
   case CDEVS_LIFO: it.key = -(double)it.seq; break;
-  case CDEVS_LVF: it.key = e->attr[s->rank]; break;
-  default: it.key = -e->attr[s->rank]; break;
+  case CDEVS_LVF: it.key = (uint32_t)s->rank < e->nattr ? e->attr[s->rank] : 0.0; break; /* (made before it: 0) */
+  default: it.key = (uint32_t)s->rank < e->nattr ? -e->attr[s->rank] : 0.0; break;
   }
   if (heap_push(&s->al, &s->queue, &it)) {
     cdevs_ctx_fail(cx, "out of memory for %u entities in the queue", s->queue.n + 1);
