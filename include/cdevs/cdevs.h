@@ -15,6 +15,7 @@
 #include "random.h"
 #include "results.h"
 #include "sim.h"
+#include "siman.h"
 #include "stats.h"
 #include "status.h"
 #include "taylor.h"
