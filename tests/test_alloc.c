@@ -9,39 +9,7 @@
 
 #include "cdevs/cdevs.h"
 #include "check.h"
-
-typedef struct counting {
-  long calls;     /* allocations and growths so far */
-  long fail_at;   /* the call that fails (1-based), 0 for none */
-  int failed;     /* whether it happened */
-  long long live; /* bytes outstanding */
-  long blocks;    /* blocks outstanding */
-} counting;
-
-static void *counting_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  counting *c = ud;
-  if (nsize == 0) {
-    if (ptr) {
-      c->live -= (long long)osize;
-      c->blocks--;
-    }
-    free(ptr);
-    return NULL;
-  }
-  if (++c->calls == c->fail_at) {
-    c->failed = 1;
-    return NULL;
-  }
-  void *p = realloc(ptr, nsize);
-  if (!p) return NULL;
-  if (ptr) {
-    c->live += (long long)nsize - (long long)osize;
-  } else {
-    c->live += (long long)nsize;
-    c->blocks++;
-  }
-  return p;
-}
+#include "test_util.h"
 
 /* Builds, seeds and runs one DEVStone model through a; returns the first error. */
 static cdevs_status devstone(const cdevs_alloc *a, const cdevs_devstone_params *p) {

@@ -9,6 +9,7 @@
 
 #include "cdevs/cdevs.h"
 #include "check.h"
+#include "test_util.h"
 #include "proc/proc_impl.h" /* cdevs__ta_until: the Process block's rounding of ta */
 
 /* ---- counted messages ---------------------------------------------------------------- */
@@ -1026,11 +1027,7 @@ static void test_fig7_mm1(void) {
   cdevs_create_params cp = {p, "Customer", f.interarrival, 1, 0, 0};
   cdevs_process_params pp = {p, CDEVS_SEIZE_DELAY_RELEASE, "server", 1, 0, f.service, CDEVS_VA, CDEVS_FIFO, NULL, 0};
   cdevs_dispose_params dp = {p};
-  cdevs_model *arrive = cdevs_atomic_add(root, "arrive", &cdevs_create_ops, &cp);
-  cdevs_model *serve = cdevs_atomic_add(root, "serve", &cdevs_process_ops, &pp);
-  cdevs_model *leave = cdevs_atomic_add(root, "leave", &cdevs_dispose_ops, &dp);
-  cdevs_connect(root, arrive, "out", serve, "in");
-  cdevs_connect(root, serve, "out", leave, "in");
+  proc_line(root, &cp, &pp, &dp);
   cdevs_sim *sim = NULL;
   if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim)) && CHECK_RUN(cdevs_sim_run(sim, f.horizon))) {
     cdevs_stat_info wait, u;

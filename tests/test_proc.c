@@ -10,6 +10,7 @@
 
 #include "cdevs/cdevs.h"
 #include "check.h"
+#include "test_util.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -539,11 +540,7 @@ static mmc_result run_mmc(double lambda, double mu, int c, double t_end, double 
   cdevs_create_params cp = {p, "Customer", expo(1 / lambda), 1, 0, 0};
   cdevs_process_params pp = {p, CDEVS_SEIZE_DELAY_RELEASE, "server", 1, 0, expo(1 / mu), CDEVS_VA, CDEVS_FIFO, NULL, 0};
   cdevs_dispose_params dp = {p};
-  cdevs_model *arrive = cdevs_atomic_add(root, "arrive", &cdevs_create_ops, &cp);
-  cdevs_model *serve = cdevs_atomic_add(root, "serve", &cdevs_process_ops, &pp);
-  cdevs_model *leave = cdevs_atomic_add(root, "leave", &cdevs_dispose_ops, &dp);
-  cdevs_connect(root, arrive, "out", serve, "in");
-  cdevs_connect(root, serve, "out", leave, "in");
+  proc_line(root, &cp, &pp, &dp);
   cdevs_sim *sim = NULL;
   if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim)) && CHECK_RUN(cdevs_sim_run(sim, t_end))) {
     r.L = stat_avg(p, "Customer", "WIP", t_end);
@@ -789,11 +786,7 @@ static void test_warmup_after_everything(void) {
     cdevs_create_params cp = {p, "C", expo(1), 1, 0, 10};
     cdevs_process_params pp = {p, CDEVS_SEIZE_DELAY_RELEASE, "server", 1, 0, expo(0.5), CDEVS_VA, CDEVS_FIFO, NULL, 0};
     cdevs_dispose_params dp = {p};
-    cdevs_model *c = cdevs_atomic_add(root, "c", &cdevs_create_ops, &cp);
-    cdevs_model *q = cdevs_atomic_add(root, "q", &cdevs_process_ops, &pp);
-    cdevs_model *d = cdevs_atomic_add(root, "d", &cdevs_dispose_ops, &dp);
-    cdevs_connect(root, c, "out", q, "in");
-    cdevs_connect(root, q, "out", d, "in");
+    proc_line(root, &cp, &pp, &dp);
     cdevs_sim *sim = NULL;
     if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim)) && CHECK_RUN(cdevs_sim_run(sim, 2000))) {
       CHECK(cdevs_sim_time(sim) < 1000);

@@ -11,6 +11,7 @@
 
 #include "cdevs/cdevs.h"
 #include "check.h"
+#include "test_util.h"
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -942,38 +943,6 @@ static void test_balk_holding(void) {
 }
 
 /* ---- allocation failures ------------------------------------------------------------------ */
-
-typedef struct counting {
-  long calls, fail_at;
-  int failed;
-  long long live;
-  long blocks;
-} counting;
-
-static void *counting_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  counting *c = ud;
-  if (nsize == 0) {
-    if (ptr) {
-      c->live -= (long long)osize;
-      c->blocks--;
-    }
-    free(ptr);
-    return NULL;
-  }
-  if (++c->calls == c->fail_at) {
-    c->failed = 1;
-    return NULL;
-  }
-  void *q = realloc(ptr, nsize);
-  if (!q) return NULL;
-  if (ptr) {
-    c->live += (long long)nsize - (long long)osize;
-  } else {
-    c->live += (long long)nsize;
-    c->blocks++;
-  }
-  return q;
-}
 
 /* The Fig. 4 line for t = 300 with the n-th allocation after the process elements were
  * made failing, for every n until a run allocates without failing: each ends with a

@@ -35,6 +35,16 @@ eitem heap_pop(eheap *h) {
   return top;
 }
 
+static void emit_from(cdevs_ctx *cx, const eheap *h, uint32_t i, int port, double t) {
+  if (i >= h->n || h->a[i].key > t) return;
+  cdevs_value v = cdevs_msgval(h->a[i].m);
+  cdevs_emit(cx, port, &v);
+  emit_from(cx, h, 2 * i + 1, port, t);
+  emit_from(cx, h, 2 * i + 2, port, t);
+}
+
+void heap_emit_due(cdevs_ctx *cx, const eheap *h, int port, double t) { emit_from(cx, h, 0, port, t); }
+
 void heap_free(const cdevs_alloc *al, eheap *h) {
   for (uint32_t i = 0; i < h->n; i++) cdevs_msg_release(h->a[i].m);
   CDEVS_FREEARR(al, h->a, h->cap);

@@ -124,9 +124,13 @@ typedef struct eheap {
 #define heap_push cdevs__heap_push
 #define heap_pop cdevs__heap_pop
 #define heap_free cdevs__heap_free
+#define heap_emit_due cdevs__heap_emit_due
 int heap_push(const cdevs_alloc *al, eheap *h, const eitem *it); /* -1: out of memory */
 eitem heap_pop(eheap *h);
 void heap_free(const cdevs_alloc *al, eheap *h); /* releases the entities left */
+/* Emits on port every entity whose key is <= t (a delay's leavers), in heap order: they
+ * leave in one bag, whose order the receivers do not depend on. */
+void heap_emit_due(cdevs_ctx *cx, const eheap *h, int port, double t);
 
 /* Entities passed on at the next output of the same instant, each by its port. */
 typedef struct pending {

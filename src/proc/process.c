@@ -115,21 +115,12 @@ static double process_ta(const void *state) {
   return s->busy.n ? cdevs__ta_until(s->now, s->busy.a[0].key) : INFINITY;
 }
 
-/* Emits, in heap order, every entity of the subtree at i due by t. */
-static void emit_due(cdevs_ctx *cx, const eheap *h, uint32_t i, double t) {
-  if (i >= h->n || h->a[i].key > t) return;
-  cdevs_value v = cdevs_msgval(h->a[i].m);
-  cdevs_emit(cx, 0, &v);
-  emit_due(cx, h, 2 * i + 1, t);
-  emit_due(cx, h, 2 * i + 2, t);
-}
-
 static void process_output(cdevs_ctx *cx, const void *state) {
   const process_state *s = state;
   double t = cdevs_ctx_time(cx);
   /* Entities due at the same time leave in one bag; their order within it is the
      heap's, which the receivers do not depend on (a bag is a set). */
-  emit_due(cx, &s->busy, 0, t);
+  heap_emit_due(cx, &s->busy, 0, t);
   for (uint32_t i = 0; i < s->nwake; i++) {
     cdevs_value v = cdevs_int(s->res);
     cdevs_send(cx, s->wake[i], IN_WAKE, &v);

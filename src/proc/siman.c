@@ -429,18 +429,9 @@ static double delay_ta(const void *state) {
   return s->busy.n ? cdevs__ta_until(s->now, s->busy.a[0].key) : INFINITY;
 }
 
-/* Emits, in heap order, every entity of the subtree at i due by t. */
-static void emit_due(cdevs_ctx *cx, const eheap *h, uint32_t i, double t) {
-  if (i >= h->n || h->a[i].key > t) return;
-  cdevs_value v = cdevs_msgval(h->a[i].m);
-  cdevs_emit(cx, 0, &v);
-  emit_due(cx, h, 2 * i + 1, t);
-  emit_due(cx, h, 2 * i + 2, t);
-}
-
 static void delay_output(cdevs_ctx *cx, const void *state) {
   const delay_state *s = state;
-  emit_due(cx, &s->busy, 0, cdevs_ctx_time(cx));
+  heap_emit_due(cx, &s->busy, 0, cdevs_ctx_time(cx));
 }
 
 static void delay_int(cdevs_ctx *cx, void *state) {
