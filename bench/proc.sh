@@ -22,8 +22,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The replications run stop_t each after the warm-up; bench/README.md says why this
 # long. n_queue entities wait in one queue at once for the memory line.
-n=1000000 n_simpy=200000 n_reps=200 stop_t=100000 warmup=1000 n_queue=1000000
-[ "$quick" = 1 ] && n=100000 n_simpy=20000 stop_t=10000 n_queue=100000
+n=1000000 n_simpy=200000 n_reps=200 stop_t=100000 warmup=1000 n_queue=1000000 n_short=10000
+[ "$quick" = 1 ] && n=100000 n_simpy=20000 stop_t=10000 n_queue=100000 n_short=2000
 
 best() { # the fastest of REPS runs of a command printing a bench line: prints its line
   local best_line="" best_s="" line s
@@ -86,6 +86,23 @@ if [ "$same" != yes ]; then
   exit 1
 fi
 echo "bench name=proc_reps model=mm1 launcher=mpirun np=2 measured=no reason=cdevs_has_no_mpi_support_yet"
+
+# Many short replications: what one costs beyond its events (building the model, its
+# streams, the report), and that merging them stays linear: 10 times the replications
+# should take about 10 times as long (reading them back was once quadratic: 10^5
+# replications of one time unit took 122 s).
+short_reps() {
+  /usr/bin/time -f '%e %M' -o "$work/short_time" "$build/cdevs" run examples/proc/mm1.mo --reps "$1" --stop 1 \
+    --jobs 2 --quiet --report "$work/short.csv" 2>/dev/null
+  read -r s kb <"$work/short_time"
+  echo "bench name=proc_short_reps model=mm1 reps=$1 stop=1 jobs=2 wall_s=$s rss_kb=$kb" \
+    "reps_per_s=$(awk -v k="$1" -v s="$s" 'BEGIN { printf "%.4g", k / s }')"
+  short_s=$s
+}
+short_reps "$n_short"
+small_s=$short_s
+short_reps "$((10 * n_short))"
+awk -v a="$small_s" -v b="$short_s" 'BEGIN { printf "ratio name=proc_short_reps tenfold_reps_time_ratio=%.2f\n", b / a }'
 
 # Coverage: whether each run's batch-means 95% interval holds the exact value (L = 4
 # for Customer.WIP, Wq = 4 for serve.Queue.WaitTime); runs without a half-width
