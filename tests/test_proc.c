@@ -802,6 +802,32 @@ static void test_warmup_after_everything(void) {
   }
 }
 
+/* Declaring an entity type or a resource when an allocation fails: every allocation
+ * in turn is made to fail; each call fails with a status and leaves nothing behind once
+ * the process elements are freed (the copied name once leaked, when a statistic of the
+ * new type or resource could not be made). */
+static void test_declare_out_of_memory(void) {
+  int all_failed_cleanly = 1, reached_end = 0;
+  for (long n = 1; n < 200 && !reached_end; n++) {
+    counting c = {0, 0, 0, 0, 0};
+    cdevs_alloc a = {counting_realloc, &c};
+    cdevs_proc *p = cdevs_proc_new(&a, NULL);
+    if (!p) abort();
+    c.fail_at = c.calls + n;
+    int t = cdevs_proc_entity_type(p, "Part");
+    int r = t >= 0 ? cdevs_proc_resource(p, "drill", 2) : -1;
+    reached_end = !c.failed;
+    if (c.failed && t >= 0 && r >= 0) all_failed_cleanly = 0; /* a failure must be said */
+    cdevs_proc_free(p);
+    if (c.blocks != 0 || c.live != 0) {
+      all_failed_cleanly = 0;
+      fprintf(stderr, "failing allocation %ld: %ld blocks (%lld bytes) left\n", n, c.blocks, c.live);
+    }
+  }
+  CHECK(reached_end);
+  CHECK(all_failed_cleanly);
+}
+
 int main(void) {
   test_mrg32k3a();
   test_normal_quantile();
@@ -814,5 +840,6 @@ int main(void) {
   test_shared_resource();
   test_proc_errors();
   test_warmup_after_everything();
+  test_declare_out_of_memory();
   return check_report("test_proc");
 }

@@ -106,12 +106,17 @@ int cdevs_proc_entity_type(cdevs_proc *p, const char *name) {
   static const char *names[TYPE_STATS] = {"NumberIn", "NumberOut", "VATime", "NVATime", "WaitTime",
                                           "TranTime", "OtherTime", "TotalTime", "WIP"};
   long first = -1;
+  int bad = 0;
   for (int k = 0; k < TYPE_STATS; k++) {
     int kind = k <= TS_OUT ? CDEVS_STAT_COUNT : k == TS_WIP ? CDEVS_STAT_TIME : CDEVS_STAT_TALLY;
     long st = cdevs__proc_stat_add(p, "Entity", name, names[k], kind, 0);
+    bad |= st < 0;
     if (k == 0) first = st;
   }
-  if (p->err[0]) return CDEVS_ENOMEM;
+  if (bad) { /* (said by cdevs__proc_stat_add) */
+    undup(p, d);
+    return CDEVS_ENOMEM;
+  }
   p->type_stats[p->ntypes] = first;
   return (int)p->ntypes++;
 oom:
@@ -164,7 +169,11 @@ int cdevs_proc_resource(cdevs_proc *p, const char *name, int capacity) {
   r->st_busy = cdevs__proc_stat_add(p, "Resource", name, "NumberBusy", CDEVS_STAT_TIME, 0);
   r->st_util = cdevs__proc_stat_add(p, "Resource", name, "Utilization", CDEVS_STAT_TIME, 0);
   r->st_seized = cdevs__proc_stat_add(p, "Resource", name, "NumberSeized", CDEVS_STAT_COUNT, 0);
-  if (p->err[0]) return CDEVS_ENOMEM;
+  if (r->st_busy < 0 || r->st_util < 0 || r->st_seized < 0) { /* (said by cdevs__proc_stat_add) */
+    undup(p, r->name);
+    r->name = NULL;
+    return CDEVS_ENOMEM;
+  }
   return (int)p->nres++;
 oom:
   fail(p, "out of memory for resource '%s'", name);
