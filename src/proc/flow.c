@@ -29,6 +29,8 @@ typedef struct create_state {
   cdevs_rng rng;
   uint64_t left; /* arrivals still to make (UINT64_MAX: no limit) */
   double sigma;
+  double first;     /* the first arrival's delay, until the start transition made it */
+  int started;
   cdevs_msg **made; /* the entities of the coming arrival, made in the transition before */
   uint32_t nmade, capmade;
   cdevs_alloc al;
@@ -70,11 +72,13 @@ static int create_init(cdevs_ctx *cx, void *state, const void *arg) {
   }
   cdevs__proc_stream(cx, s->p, "interarrival", &s->rng);
   s->left = a->max_arrivals ? a->max_arrivals : UINT64_MAX;
-  s->sigma = a->first;
-  /* The entities of an arrival are made in the transition before it (here, the
-     first), with the arrival's time as their creation time; they enter the system's
-     counts at the first block they reach (cdevs__entity_enter). */
-  return make_batch(cx, s, cdevs_ctx_time(cx) + s->sigma) ? CDEVS_ENOMEM : CDEVS_OK;
+  /* The entities of an arrival are made in the transition before it, with the
+     arrival's time as their creation time; they enter the system's counts at the first
+     block they reach (cdevs__entity_enter). The first arrival's are made by a start
+     transition at the start time, not here: every block has declared its attributes
+     by then (in their inits), and an entity has room for all of them. */
+  s->first = a->first;
+  return CDEVS_OK;
 }
 
 static void create_fini(void *state) {
@@ -85,6 +89,7 @@ static void create_fini(void *state) {
 
 static double create_ta(const void *state) {
   const create_state *s = state;
+  if (!s->started) return 0;
   return s->left ? s->sigma : INFINITY;
 }
 
@@ -99,6 +104,12 @@ static void create_output(cdevs_ctx *cx, const void *state) {
 static void create_int(cdevs_ctx *cx, void *state) {
   create_state *s = state;
   double t = cdevs_ctx_time(cx);
+  if (!s->started) { /* the start transition: the first arrival's entities */
+    s->started = 1;
+    s->sigma = s->first;
+    make_batch(cx, s, t + s->first);
+    return;
+  }
   for (uint32_t i = 0; i < s->nmade; i++) cdevs_msg_release(s->made[i]);
   s->nmade = 0;
   if (s->left != UINT64_MAX) s->left--;
@@ -275,7 +286,7 @@ static void decide_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
     cdevs_entity_enter(s->p, en, t);
     int k = 0;
     if (s->by_condition) {
-      while (k < s->n_out - 1 && !holds(en->attr[s->attr[k]], s->op[k], s->value[k])) k++;
+      while (k < s->n_out - 1 && !holds(cdevs__entity_attr(en, s->attr[k]), s->op[k], s->value[k])) k++;
     } else {
       double u = cdevs_rng_u01(&s->rng);
       while (k < s->n_out - 1 && u > s->cum[k]) k++;
@@ -402,8 +413,8 @@ static void record_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
     cdevs_entity_enter(s->p, en, t);
     cdevs__proc_count(s->p, s->st_count, t, 1);
     double v = NAN;
-    if (s->kind == CDEVS_RECORD_ATTR) v = (uint32_t)s->set_attr < en->nattr ? en->attr[s->set_attr] : 0;
-    if (s->kind == CDEVS_RECORD_INTERVAL) v = t - ((uint32_t)s->set_attr < en->nattr ? en->attr[s->set_attr] : 0);
+    if (s->kind == CDEVS_RECORD_ATTR) v = cdevs__entity_attr(en, s->set_attr);
+    if (s->kind == CDEVS_RECORD_INTERVAL) v = t - cdevs__entity_attr(en, s->set_attr);
     if (s->kind == CDEVS_RECORD_TIME_IN_SYSTEM) v = t - en->created;
     if (s->st_tally >= 0) cdevs__proc_tally(s->p, s->st_tally, t, v);
     if (pass_push(cx, &s->al, &s->out, x->events[i].value->u.msg, 0)) return;

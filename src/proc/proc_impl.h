@@ -107,6 +107,13 @@ static inline double cdevs__ta_until(double now, double when) {
 }
 
 
+/* Attribute k of an entity. One made before the attribute was declared (by C code that
+ * makes entities before the blocks' inits ran; a Create makes its first ones after
+ * them) has no room for it: it reads 0, the value of every attribute at creation. */
+static inline double cdevs__entity_attr(const cdevs_entity *e, int k) {
+  return k >= 0 && (uint32_t)k < e->nattr ? e->attr[k] : 0.0;
+}
+
 /* ---- Entity stores shared by the blocks (equeue.c) ---------------------------------- */
 
 /* A heap of entities by key, then by arrival order (seq), so ties keep FIFO order. */

@@ -196,8 +196,8 @@ static void arrive(cdevs_ctx *cx, process_state *s, cdevs_msg *m, double t) {
   switch (s->rule) {
   case CDEVS_FIFO: it.key = 0; break;
   case CDEVS_LIFO: it.key = -(double)it.seq; break;
-  case CDEVS_LVF: it.key = (uint32_t)s->rank < e->nattr ? e->attr[s->rank] : 0.0; break; /* (made before it: 0) */
-  default: it.key = (uint32_t)s->rank < e->nattr ? -e->attr[s->rank] : 0.0; break;
+  case CDEVS_LVF: it.key = cdevs__entity_attr(e, s->rank); break;
+  default: it.key = -cdevs__entity_attr(e, s->rank); break;
   }
   if (heap_push(&s->al, &s->queue, &it)) {
     cdevs_ctx_fail(cx, "out of memory for %u entities in the queue", s->queue.n + 1);

@@ -237,8 +237,8 @@ static void arrive(cdevs_ctx *cx, queue_state *s, cdevs_msg *m, cdevs_entity *e,
   switch (s->rule) {
   case CDEVS_FIFO: it.key = 0; break;
   case CDEVS_LIFO: it.key = -(double)it.seq; break;
-  case CDEVS_LVF: it.key = (uint32_t)s->rank < e->nattr ? e->attr[s->rank] : 0; break;
-  default: it.key = (uint32_t)s->rank < e->nattr ? -e->attr[s->rank] : 0; break;
+  case CDEVS_LVF: it.key = cdevs__entity_attr(e, s->rank); break;
+  default: it.key = -cdevs__entity_attr(e, s->rank); break;
   }
   if (heap_push(&s->al, &s->queue, &it)) {
     cdevs_ctx_fail(cx, "out of memory for %u entities in the queue", s->queue.n + 1);
@@ -800,7 +800,7 @@ static void tally_ext(cdevs_ctx *cx, void *state, double elapsed, const cdevs_ba
     if (!e) return;
     cdevs_entity_enter(s->b.p, e, t);
     /* an entity made before the attribute existed has it at 0, as Record reads it */
-    double a = s->attr >= 0 && (uint32_t)s->attr < e->nattr ? e->attr[s->attr] : 0;
+    double a = s->attr >= 0 ? cdevs__entity_attr(e, s->attr) : 0;
     double v = s->kind == CDEVS_SIMAN_TIME_IN_SYSTEM ? t - e->created : s->kind == CDEVS_SIMAN_ATTR ? a : t - a;
     cdevs__proc_tally(s->b.p, s->st, t, v);
     if (pass_push(cx, &s->b.al, &s->b.out, x->events[i].value->u.msg, 0)) return;

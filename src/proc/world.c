@@ -265,7 +265,7 @@ static void warm_up(cdevs_proc *p) {
 }
 
 static inline void tick(cdevs_proc *p, double t) {
-  if (t >= p->warm_t && !p->warmed) warm_up(p);
+  if (p->warm_t < INFINITY && t >= p->warm_t && !p->warmed) warm_up(p); /* (no warm-up: never, even at t = ∞) */
 }
 
 void cdevs__proc_count(cdevs_proc *p, long st, double t, uint64_t n) {
