@@ -870,6 +870,42 @@ static void test_attributes_declared_after_create(void) {
   cdevs_proc_free(p);
 }
 
+/* A Process whose queue is full turns arrivals away; one that still holds units of
+ * another resource cannot leave the system with them (they would stay busy for ever,
+ * and the utilization and a deadlock would be wrong): entities hold a unit of "a"
+ * from the first Process; at the second (queue capacity 1) the first is served, the
+ * second waits, the third balks holding its unit at t = 10 + 2 * 0.25. */
+static void test_balk_holding(void) {
+  cdevs_proc *p = cdevs_proc_new(NULL, NULL);
+  cdevs_model *root = cdevs_root_new(NULL, "balk");
+  double q = 0.25, ten = 10, hundred = 100;
+  cdevs_dist quarter, d10, d100;
+  if (!p || cdevs_proc_resource(p, "a", 5) < 0 || cdevs_proc_resource(p, "b", 1) < 0 ||
+      cdevs_dist_make(&quarter, CDEVS_DIST_CONSTANT, &q, 1, NULL, 0) ||
+      cdevs_dist_make(&d10, CDEVS_DIST_CONSTANT, &ten, 1, NULL, 0) ||
+      cdevs_dist_make(&d100, CDEVS_DIST_CONSTANT, &hundred, 1, NULL, 0))
+    abort();
+  cdevs_create_params cp = {p, "Part", quarter, 1, 0, 5};
+  cdevs_process_params pa = {p, CDEVS_SEIZE_DELAY, "a", 1, 0, d10, CDEVS_VA, CDEVS_FIFO, NULL, 0};
+  cdevs_process_params pb = {p, CDEVS_SEIZE_DELAY_RELEASE, "b", 1, 0, d100, CDEVS_VA, CDEVS_FIFO, NULL, 1};
+  cdevs_dispose_params dp = {p};
+  cdevs_model *c = cdevs_atomic_add(root, "arrive", &cdevs_create_ops, &cp);
+  cdevs_model *ma = cdevs_atomic_add(root, "first", &cdevs_process_ops, &pa);
+  cdevs_model *mb = cdevs_atomic_add(root, "second", &cdevs_process_ops, &pb);
+  cdevs_model *d = cdevs_atomic_add(root, "leave", &cdevs_dispose_ops, &dp);
+  cdevs_connect(root, c, "out", ma, "in");
+  cdevs_connect(root, ma, "out", mb, "in");
+  cdevs_connect(root, mb, "out", d, "in");
+  cdevs_sim *sim = NULL;
+  CHECK_RUN(cdevs_sim_new(root, NULL, &sim));
+  CHECK_EQ_INT(cdevs_sim_run(sim, 1000), CDEVS_EMODEL);
+  CHECK_CONTAINS(cdevs_sim_errmsg(sim), "t=10.5: model 'balk.second': entity 3 balks and leaves the system while it "
+                                        "holds 1 units of 'a'");
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  cdevs_proc_free(p);
+}
+
 int main(void) {
   test_mrg32k3a();
   test_normal_quantile();
@@ -884,5 +920,6 @@ int main(void) {
   test_warmup_after_everything();
   test_declare_out_of_memory();
   test_attributes_declared_after_create();
+  test_balk_holding();
   return check_report("test_proc");
 }

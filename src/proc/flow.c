@@ -159,12 +159,7 @@ static void dispose_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x
   for (size_t i = 0; i < x->n; i++) {
     cdevs_entity *en = entity_at(cx, x, i);
     if (!en) return;
-    if (en->nheld) {
-      cdevs_ctx_fail(cx, "entity %llu is disposed while it holds %d units of '%s'", (unsigned long long)en->serial,
-                     en->held[0].units, s->p->res[en->held[0].resource].name);
-      return;
-    }
-    cdevs_entity_dispose(s->p, en, t);
+    if (cdevs__entity_leave(cx, s->p, en, t, "is disposed")) return;
   }
 }
 

@@ -84,6 +84,10 @@ int cdevs__entity_unhold(cdevs_entity *e, int r, int units);
 
 /* The block's name for statistics and random streams: its path below the root
  * ("line.drill"), or the root's name for a root that is the block itself. */
+/* An entity leaves the system at t (disposed; a balker): 0, or -1 after failing the
+ * model when it still holds units of a resource (they would never be released). how
+ * says what it does ("is disposed"). */
+int cdevs__entity_leave(cdevs_ctx *cx, cdevs_proc *p, cdevs_entity *e, double t, const char *how);
 /* A block's output that carries entities must reach some input: 0, or -1 after failing
  * the model with a message naming the port. */
 int cdevs__proc_needs_out(cdevs_ctx *cx, int port, const char *name);

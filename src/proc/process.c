@@ -188,7 +188,7 @@ static void arrive(cdevs_ctx *cx, process_state *s, cdevs_msg *m, double t) {
   }
   if (s->capacity && s->queue.n >= s->capacity) { /* balks: it leaves the system here */
     cdevs__proc_count(s->p, s->st_balk, t, 1);
-    cdevs_entity_dispose(s->p, e, t);
+    (void)cdevs__entity_leave(cx, s->p, e, t, "balks and leaves the system");
     cdevs_msg_release(m);
     return;
   }

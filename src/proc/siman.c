@@ -224,11 +224,8 @@ static void arrive(cdevs_ctx *cx, queue_state *s, cdevs_msg *m, cdevs_entity *e,
     cdevs__proc_count(s->p, s->st_balk, t, 1);
     if (s->balk_out) {
       pass_push(cx, &s->al, &s->out, m, OUT_BALK);
-    } else if (e->nheld) {
-      cdevs_ctx_fail(cx, "entity %llu balks and leaves the system while it holds %d units of '%s'",
-                     (unsigned long long)e->serial, e->held[0].units, s->p->res[e->held[0].resource].name);
     } else {
-      cdevs_entity_dispose(s->p, e, t);
+      (void)cdevs__entity_leave(cx, s->p, e, t, "balks and leaves the system");
     }
     return;
   }

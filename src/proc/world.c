@@ -220,6 +220,16 @@ int cdevs__proc_dist(cdevs_ctx *cx, const cdevs_dist *d, const char *what) {
   return -1;
 }
 
+int cdevs__entity_leave(cdevs_ctx *cx, cdevs_proc *p, cdevs_entity *e, double t, const char *how) {
+  if (e->nheld) {
+    cdevs_ctx_fail(cx, "entity %llu %s while it holds %d units of '%s'", (unsigned long long)e->serial, how,
+                   e->held[0].units, p->res[e->held[0].resource].name);
+    return -1;
+  }
+  cdevs_entity_dispose(p, e, t);
+  return 0;
+}
+
 int cdevs__proc_draw_time(cdevs_ctx *cx, const cdevs_dist *d, cdevs_rng *g, const char *what, double *out) {
   double x = cdevs_dist_sample(d, g);
   if (x >= 0 && isfinite(x)) {
