@@ -82,7 +82,9 @@ expect_fail(2 "--warmup needs a time >= 0, got '-5'" run ${EX}/mm1.mo --warmup -
 expect_fail(2 "--warmup 200000 leaves nothing of the run" run ${EX}/mm1.mo --warmup 200000)
 expect_fail(2 "--out writes one run's variables; with --reps" run ${EX}/mm1.mo --reps 2 --out x.csv)
 expect_fail(2 "--reps is for models with process blocks" run ${SRC}/examples/bball/bball.mo --reps 3)
-expect_fail(2 "--plot draws a model's variables; ${EX}/mm1.mo has none" run ${EX}/mm1.mo --plot x.svg)
+expect_fail(2 "--plot draws one run's variables; ${EX}/mm1.mo has none" run ${EX}/mm1.mo --plot x.svg)
+expect_fail(2 "--plot draws one run's variables; ${EX}/beverage.mo runs replications" run ${EX}/beverage.mo --reps 2
+            --plot x.svg)
 expect_fail(2 "--vars: 'serve.out' carries entities, not a variable to write" run ${EX}/mm1.mo --vars serve.out)
 expect_fail(1 "cannot write /nonexistent-dir/r.csv" run ${EX}/mm1.mo --stop 10 --report /nonexistent-dir/r.csv)
 
@@ -154,3 +156,11 @@ foreach(v beverage:bev beverage_starved:bev_starved)
     message(FATAL_ERROR "proc_check ${mode}: ${out}${err}")
   endif()
 endforeach()
+
+# Replications of a hybrid model take the run's settings (the method, here CVODE for
+# the tank's equations; they were left out, and the replications refused CVODE) and
+# say nothing of a result file they do not write (they said they wrote one).
+run_ok(run ${EX}/beverage.mo --reps 2 --method CVODE_BDF --stop 200 --report ${WORK}/bev_cvode.csv)
+if(ERR MATCHES "writing the results" OR NOT ERR MATCHES "Process statistics over 2 replications")
+  message(FATAL_ERROR "replications of the beverage plant under CVODE_BDF:\n${ERR}")
+endif()

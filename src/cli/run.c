@@ -183,15 +183,26 @@ const cli_cmd cli_run_cmd = {
     "up to there written and the summary saying where it stopped.",
     run_opts};
 
-/* results/<model><ext> for a model file: its name without directory and extension. */
-static char *default_out(const char *path, const char *ext) {
+/* results/<model><ext> for a model file (its name without directory and extension),
+ * with results/ made: NULL after saying why (flag: the option that chooses another). */
+static char *default_path(const char *path, const char *ext, const char *flag) {
   const char *base = strcmp(path, "-") ? strrchr(path, '/') : NULL;
   base = !strcmp(path, "-") ? "stdin" : base ? base + 1 : path;
   size_t n = strlen(base);
   const char *dot = strrchr(base, '.');
   if (dot && dot != base) n = (size_t)(dot - base);
   char *out = malloc(n + strlen(ext) + sizeof "results/");
-  if (out) sprintf(out, "results/%.*s%s", (int)n, base, ext);
+  if (!out) {
+    fprintf(stderr, "cdevs run: out of memory\n");
+    return NULL;
+  }
+  sprintf(out, "results/%.*s%s", (int)n, base, ext);
+  if (mkdir("results", 0777) && errno != EEXIST) {
+    fprintf(stderr, "cdevs run: cannot create results/ for %s: %s (choose a file with %s)\n", out, strerror(errno),
+            flag);
+    free(out);
+    return NULL;
+  }
   return out;
 }
 
@@ -400,107 +411,72 @@ int cli_run(int argc, char **argv) {
   if (out && (rc = check_out(out))) return rc;
   cdevs_mo *mo = NULL;
   if ((rc = load_model(path, &mo))) return rc;
-  /* Without --out, results/<model>.csv, said on stderr: a run that writes nothing
-   * and says nothing loses its results. */
-  char *def = NULL;
-  /* A process model with no continuous variables: its report is its result. */
-  int report_only = cdevs_mo_uses(mo, "proc") && cdevs_mo_output_count(mo) == 0 && !vars && !out;
-  if (report_only && plot) {
-    fprintf(stderr, "cdevs run: --plot draws a model's variables; %s has none (its results are the process "
-                    "report)\n", path);
-    cdevs_mo_free(mo);
-    return CLI_USAGE;
-  }
-  if (!out && !no_out && !report_only) {
-    if (!(out = def = default_out(path, ".csv")) || (mkdir("results", 0777) && errno != EEXIST)) {
-      if (def)
-        fprintf(stderr, "cdevs run: cannot create results/ for %s: %s (choose a file with --out)\n", out,
-                strerror(errno));
-      cdevs_mo_free(mo);
-      free(def);
-      return CLI_FAIL;
-    }
-    if (!quiet) fprintf(stderr, "cdevs run: writing the results to %s (choose with --out)\n", out);
-  }
-  if (def && (rc = check_out(out))) {
-    cdevs_mo_free(mo);
-    free(def);
-    return rc;
-  }
-  if (vars && cdevs_mo_select_outputs(mo, vars, stderr)) {
-    cdevs_mo_free(mo);
-    free(def);
-    return CLI_USAGE;
-  }
+  char *def = NULL, *def_report = NULL;
+  cdevs_proc *world = NULL;
   cdevs_mo_experiment e;
   cdevs_mo_experiment_get(mo, &e);
   if (!isnan(stop)) e.stop = stop;
   if (!isnan(tol)) e.tol = tol;
   if (!isnan(abstol)) e.abstol = abstol;
   if (method) e.method = method;
+  rc = CLI_USAGE;
   if (!(e.stop > e.start)) {
     fprintf(stderr, "cdevs run: the stop time %g is not after the start time %g\n", e.stop, e.start);
-    cdevs_mo_free(mo);
-    free(def);
-    return CLI_USAGE;
+    goto done;
   }
-  /* Process models: their elements, their replications, their report. */
-  int is_proc = cdevs_mo_uses(mo, "proc");
-  char *def_report = NULL;
-  cdevs_proc *world = NULL;
-  if (!is_proc && proc_flag) {
-    fprintf(stderr, "cdevs run: --%s is for models with process blocks (cdevs.Create, cdevs.Process, ...); %s has "
-                    "none\n", proc_flag, path);
-    cdevs_mo_free(mo);
-    free(def);
-    return CLI_USAGE;
-  }
-  if (is_proc) {
-    if (!(po.warmup < e.stop - e.start)) {
-      fprintf(stderr, "cdevs run: --warmup %g leaves nothing of the run (%g to %g)\n", po.warmup, e.start, e.stop);
-      cdevs_mo_free(mo);
-      free(def);
-      return CLI_USAGE;
-    }
-    if (!po.report && !no_out) {
-      if (!(po.report = def_report = default_out(path, ".report.csv")) ||
-          (mkdir("results", 0777) && errno != EEXIST)) {
-        fprintf(stderr, "cdevs run: cannot create results/ for the report: %s (choose a file with --report)\n",
-                strerror(errno));
-        cdevs_mo_free(mo);
-        free(def), free(def_report);
-        return CLI_FAIL;
-      }
-    }
-    po.quiet = quiet;
-  }
-  if (is_proc && (po.reps > 1 || po.jobs > 1)) {
-    if (out && !def) {
-      fprintf(stderr, "cdevs run: --out writes one run's variables; with --reps, --report has every replication's "
-                      "statistics\n");
-      rc = CLI_USAGE;
-    } else {
-      rc = cli_proc_reps(path, mo, &e, &po);
-    }
-    cdevs_mo_free(mo);
-    free(def), free(def_report);
-    return rc;
-  }
-  if (is_proc) {
-    if (!(world = cli_proc_world(&po, &e, 0))) {
-      cdevs_mo_free(mo);
-      free(def), free(def_report);
-      return CLI_FAIL;
-    }
-    cdevs_mo_set_context(mo, "proc", world);
-  }
-  cdevs_model *root = cdevs_root_new(NULL, "run");
+  /* The model's settings, for the single run and for every replication alike. */
   cdevs_mo_set_stop(mo, e.stop);
   cdevs_mo_set_jacobian(mo, jac);
   cdevs_mo_set_zeno(mo, zeno);
 #ifdef CDEVS_HAVE_ODE
   cdevs_mo_set_ode(mo, &cdevs_ode_cvode);
 #endif
+  /* Process models: their elements, their replications, their report. Replications
+   * write no variables; a process model with no continuous variables has its report
+   * as its result. */
+  int is_proc = cdevs_mo_uses(mo, "proc");
+  int reps_mode = is_proc && (po.reps > 1 || po.jobs > 1);
+  int report_only = reps_mode || (is_proc && cdevs_mo_output_count(mo) == 0 && !vars && !out);
+  if (!is_proc && proc_flag) {
+    fprintf(stderr, "cdevs run: --%s is for models with process blocks (cdevs.Create, cdevs.Process, ...); %s has "
+                    "none\n", proc_flag, path);
+    goto done;
+  }
+  if (reps_mode && out) {
+    fprintf(stderr, "cdevs run: --out writes one run's variables; with --reps, --report has every replication's "
+                    "statistics\n");
+    goto done;
+  }
+  if (report_only && plot) {
+    fprintf(stderr, "cdevs run: --plot draws one run's variables; %s %s (its results are the process report)\n",
+            path, reps_mode ? "runs replications" : "has none");
+    goto done;
+  }
+  if (is_proc && !(po.warmup < e.stop - e.start)) {
+    fprintf(stderr, "cdevs run: --warmup %g leaves nothing of the run (%g to %g)\n", po.warmup, e.start, e.stop);
+    goto done;
+  }
+  if (vars && cdevs_mo_select_outputs(mo, vars, stderr)) goto done;
+  rc = CLI_FAIL;
+  /* Without --out, results/<model>.csv, said on stderr: a run that writes nothing
+   * and says nothing loses its results. */
+  if (!out && !no_out && !report_only) {
+    if (!(out = def = default_path(path, ".csv", "--out"))) goto done;
+    if (!quiet) fprintf(stderr, "cdevs run: writing the results to %s (choose with --out)\n", out);
+    if ((rc = check_out(out))) goto done;
+  }
+  if (is_proc && !po.report && !no_out && !(po.report = def_report = default_path(path, ".report.csv", "--report")))
+    goto done;
+  po.quiet = quiet;
+  if (reps_mode) {
+    rc = cli_proc_reps(path, mo, &e, &po);
+    goto done;
+  }
+  if (is_proc) {
+    if (!(world = cli_proc_world(&po, &e, 0))) goto done;
+    cdevs_mo_set_context(mo, "proc", world);
+  }
+  cdevs_model *root = cdevs_root_new(NULL, "run");
   (void)cdevs_mo_add(root, "model", mo, e.method, e.tol, e.abstol);
   cdevs_sim_opts so = cdevs_sim_opts_default();
   so.t0 = e.start;
@@ -509,10 +485,9 @@ int cli_run(int argc, char **argv) {
   if (st) {
     fprintf(stderr, "cdevs run: %s\n", cdevs_model_errmsg(root)[0] ? cdevs_model_errmsg(root) : cdevs_strerror(st));
     cdevs_model_free(root);
-    cdevs_mo_free(mo);
     cdevs_proc_free(world);
-    free(def), free(def_report);
-    return CLI_FAIL;
+    rc = CLI_FAIL;
+    goto done;
   }
   /* From here a stop signal ends the run, not the process: the results are kept. */
   cli_catch_stop_signals(sim);
@@ -647,6 +622,7 @@ int cli_run(int argc, char **argv) {
             layout != CDEVS_RESULTS_LONG ? "" : step > 0.0 ? " (time,variable,value at every step)"
                                                            : " (time,variable,value at each change)");
   }
+done:
   cdevs_mo_free(mo);
   free(def), free(def_report);
   return rc;
