@@ -772,6 +772,8 @@ static void lag_ext(cdevs_ctx *cx, cv_state *s, double t, const cdevs_bag *x) {
   }
   lag_trim(s, t);
   lag_inputs(s, t);
+  long n = 0; /* CVODE's count restarts with it: s->steps keeps those before */
+  if (CVodeGetNumSteps(s->mem, &n) == 0) s->steps += (uint64_t)n;
   int flag = CVodeReInit(s->mem, t, s->y);
   if (flag < 0) {
     fail(cx, s, flag, t);
@@ -1082,8 +1084,8 @@ static void cv_stats(const void *state, cdevs_mo_stats *st) {
   memset(st, 0, sizeof *st);
   st->steps = s->steps;
   if (s->lagging) {
-    long n = 0;
-    if (s->mem && CVodeGetNumSteps(s->mem, &n) == 0) st->steps = (uint64_t)n;
+    long n = 0; /* the steps since the last restart, after those before it */
+    if (s->mem && CVodeGetNumSteps(s->mem, &n) == 0) st->steps += (uint64_t)n;
     st->syncs = s->syncs;
   }
   st->crossings = s->crossings;
