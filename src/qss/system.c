@@ -746,18 +746,20 @@ static int changes_end(cdevs_ctx *cx, sys_state *s, double t);
 int cdevs__sys_self_changing(const cdevs__sys_spec *sp, const cdevs_alloc *a, uint8_t *zself) {
   uint32_t na = sp->n_algs ? sp->n_algs : 1;
   uint32_t *todo = a->realloc(a->ud, NULL, 0, na * sizeof *todo);
-  uint8_t *seen = a->realloc(a->ud, NULL, 0, na);
+  /* seen[a] == z + 1: algebraic a reached for crossing z (a stamp, not a clearing per
+     crossing, which made this crossings x algebraics) */
+  uint32_t *seen = a->realloc(a->ud, NULL, 0, na * sizeof *seen);
   int rc = todo && seen ? 0 : -1;
+  if (seen) memset(seen, 0, na * sizeof *seen);
   for (uint32_t z = 0; !rc && z < sp->n_cross; z++) {
     const sys_crossing *c = &sp->cross[z];
-    memset(seen, 0, na);
     uint32_t top = 0;
     const bc_code *code = &c->f;
     zself[z] = 0;
     for (;;) { /* the function's code, then each algebraic it reaches, once */
       for (uint32_t i = 0; i < code->n && !zself[z]; i++) {
         const bc_ins *in = &code->ins[i];
-        if (in->op == BC_ALG && !seen[in->arg]) seen[in->arg] = 1, todo[top++] = in->arg;
+        if (in->op == BC_ALG && seen[in->arg] != z + 1) seen[in->arg] = z + 1, todo[top++] = in->arg;
         for (int side = 0; side < 2 && !zself[z]; side++) {
           const sys_action *acts = side ? c->on_fall : c->on_rise;
           for (uint32_t k = 0; k < (side ? c->n_fall : c->n_rise); k++)
@@ -771,7 +773,7 @@ int cdevs__sys_self_changing(const cdevs__sys_spec *sp, const cdevs_alloc *a, ui
     }
   }
   if (todo) a->realloc(a->ud, todo, na * sizeof *todo, 0);
-  if (seen) a->realloc(a->ud, seen, na, 0);
+  if (seen) a->realloc(a->ud, seen, na * sizeof *seen, 0);
   return rc;
 }
 
