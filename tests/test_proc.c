@@ -708,6 +708,9 @@ static void test_proc_errors(void) {
   cdevs_proc *p = cdevs_proc_new(NULL, NULL);
   CHECK(cdevs_proc_resource(p, "none", 0) < 0);
   CHECK_CONTAINS(cdevs_proc_errmsg(p), "capacity >= 1 (got 0)");
+  /* A refused declaration leaves the later ones alone (each failed as if out of memory). */
+  CHECK(cdevs_proc_resource(p, "drill", 1) >= 0);
+  CHECK(cdevs_proc_entity_type(p, "Piece") >= 0);
   cdevs_proc_free(p);
 
   /* A Process whose output leads nowhere: its entities would vanish uncounted. */

@@ -93,13 +93,14 @@ static int fill_init(cdevs_ctx *cx, void *state, const void *arg) {
   cdevs__proc_stream(cx, s->p, "quantity", &s->rng);
   char qname[220];
   snprintf(qname, sizeof qname, "%s.Queue", s->path);
+  uint32_t fails = s->p->stat_fails;
   s->st_in = cdevs__proc_stat_add(s->p, "Process", s->path, "NumberIn", CDEVS_STAT_COUNT, 0);
   s->st_out = cdevs__proc_stat_add(s->p, "Process", s->path, "NumberOut", CDEVS_STAT_COUNT, 0);
   s->st_qty = cdevs__proc_stat_add(s->p, "Process", s->path, "Quantity", CDEVS_STAT_TALLY, 0);
   s->st_nq = cdevs__proc_stat_add(s->p, "Queue", qname, "NQ", CDEVS_STAT_TIME, 0);
   s->st_wait = cdevs__proc_stat_add(s->p, "Queue", qname, "WaitTime", CDEVS_STAT_TALLY, 0);
-  if (s->p->err[0]) {
-    cdevs_ctx_fail(cx, "%s", s->p->err);
+  if (s->p->stat_fails != fails) {
+    cdevs_ctx_fail(cx, "out of memory for its statistics");
     return CDEVS_ENOMEM;
   }
   return CDEVS_OK;

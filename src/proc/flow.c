@@ -389,10 +389,11 @@ static int record_init(cdevs_ctx *cx, void *state, const void *arg) {
   char path[200];
   cdevs__proc_block_name(cx, s->p, path, sizeof path);
   const char *name = a->name ? a->name : path;
+  uint32_t fails = s->p->stat_fails;
   s->st_count = cdevs__proc_stat_add(s->p, "User", name, "Count", CDEVS_STAT_COUNT, 0);
   s->st_tally = a->kind == CDEVS_RECORD_COUNT ? -1 : cdevs__proc_stat_add(s->p, "User", name, "Value", CDEVS_STAT_TALLY, 0);
-  if (s->p->err[0]) {
-    cdevs_ctx_fail(cx, "%s", s->p->err);
+  if (s->p->stat_fails != fails) {
+    cdevs_ctx_fail(cx, "out of memory for its statistics");
     return CDEVS_ENOMEM;
   }
   return CDEVS_OK;

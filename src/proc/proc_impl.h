@@ -51,13 +51,15 @@ struct cdevs_proc {
   long *type_stats; /* per type: the first of its TYPE_STATS statistics */
   long sys_in, sys_out;
   uint64_t serial, wip;
-  char err[256];
+  char err[256];      /* the first error (cdevs_proc_errmsg) */
+  uint32_t stat_fails; /* statistics that could not be made (a block checks its own) */
 };
 
 /* The statistics of an entity type, in this order from type_stats[type]. */
 enum { TS_IN = 0, TS_OUT, TS_VA, TS_NVA, TS_WAIT, TS_TRAN, TS_OTHER, TS_TOTAL, TS_WIP, TYPE_STATS };
 
-/* Registers a statistic; its index, or −1 (the error kept in p->err). For CDEVS_STAT_TIME
+/* Registers a statistic; its index, or −1 for want of memory (p->stat_fails counts them;
+ * p->err keeps the first error). For CDEVS_STAT_TIME
  * the value starts at v0 at the start time. */
 long cdevs__proc_stat_add(cdevs_proc *p, const char *category, const char *owner, const char *name, int kind,
                           double v0);

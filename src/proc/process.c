@@ -80,6 +80,7 @@ static int process_init(cdevs_ctx *cx, void *state, const void *arg) {
     }
   }
   cdevs__proc_stream(cx, p, "delay", &s->rng);
+  uint32_t fails = p->stat_fails;
   s->st_in = cdevs__proc_stat_add(p, "Process", s->path, "NumberIn", CDEVS_STAT_COUNT, 0);
   s->st_out = cdevs__proc_stat_add(p, "Process", s->path, "NumberOut", CDEVS_STAT_COUNT, 0);
   s->st_va = cdevs__proc_stat_add(p, "Process", s->path, "VATime", CDEVS_STAT_TALLY, 0);
@@ -90,8 +91,8 @@ static int process_init(cdevs_ctx *cx, void *state, const void *arg) {
     s->st_wait = cdevs__proc_stat_add(p, "Queue", qname, "WaitTime", CDEVS_STAT_TALLY, 0);
     s->st_balk = cdevs__proc_stat_add(p, "Queue", qname, "NumberBalked", CDEVS_STAT_COUNT, 0);
   }
-  if (p->err[0]) {
-    cdevs_ctx_fail(cx, "%s", p->err);
+  if (p->stat_fails != fails) {
+    cdevs_ctx_fail(cx, "out of memory for its statistics");
     return CDEVS_ENOMEM;
   }
   return CDEVS_OK;

@@ -128,11 +128,12 @@ static int queue_init(cdevs_ctx *cx, void *state, const void *arg) {
     return CDEVS_EINVAL;
   }
   s->balk_out = cdevs_ctx_fanout(cx, OUT_BALK) > 0;
+  uint32_t fails = p->stat_fails;
   s->st_nq = cdevs__proc_stat_add(p, "Queue", s->name, "NQ", CDEVS_STAT_TIME, 0);
   s->st_wait = cdevs__proc_stat_add(p, "Queue", s->name, "WaitTime", CDEVS_STAT_TALLY, 0);
   s->st_balk = cdevs__proc_stat_add(p, "Queue", s->name, "NumberBalked", CDEVS_STAT_COUNT, 0);
-  if (p->err[0]) {
-    cdevs_ctx_fail(cx, "%s", p->err);
+  if (p->stat_fails != fails) {
+    cdevs_ctx_fail(cx, "out of memory for its statistics");
     return CDEVS_ENOMEM;
   }
   s->link = cdevs_msg_new(&s->al, &link_type, sizeof(siman_link));

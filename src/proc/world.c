@@ -46,7 +46,7 @@ cdevs_proc *cdevs_proc_new(const cdevs_alloc *a, const cdevs_proc_opts *opts) {
   p->warm_t = o.warmup > 0 ? o.start + o.warmup : INFINITY;
   p->sys_in = cdevs__proc_stat_add(p, "System", "System", "NumberIn", CDEVS_STAT_COUNT, 0);
   p->sys_out = cdevs__proc_stat_add(p, "System", "System", "NumberOut", CDEVS_STAT_COUNT, 0);
-  if (p->err[0]) {
+  if (p->stat_fails) {
     cdevs_proc_free(p);
     return NULL;
   }
@@ -246,7 +246,6 @@ int cdevs__proc_draw_time(cdevs_ctx *cx, const cdevs_dist *d, cdevs_rng *g, cons
 
 long cdevs__proc_stat_add(cdevs_proc *p, const char *category, const char *owner, const char *name, int kind,
                           double v0) {
-  if (p->err[0]) return -1;
   if (p->nstats == p->capstats && CDEVS_GROW(&p->alloc, p->stats, p->capstats, p->nstats + 1)) goto oom;
   proc_stat *s = &p->stats[p->nstats];
   memset(s, 0, sizeof *s);
@@ -260,6 +259,7 @@ long cdevs__proc_stat_add(cdevs_proc *p, const char *category, const char *owner
     goto oom;
   return (long)p->nstats - 1;
 oom:
+  p->stat_fails++;
   fail(p, "out of memory for statistic %s.%s", owner, name);
   return -1;
 }
