@@ -909,6 +909,39 @@ static void test_balk_holding(void) {
   cdevs_proc_free(p);
 }
 
+/* Two Records naming one statistic share it, as SIMAN's Count and Tally blocks do: ten
+ * entities through both count 20 in the one "seen.Count" (each Record made its own,
+ * and the report had two lines of that name, the second unreachable by name). */
+static void test_records_share(void) {
+  cdevs_proc *p = cdevs_proc_new(NULL, NULL);
+  cdevs_model *root = cdevs_root_new(NULL, "rec");
+  if (!p) abort();
+  cdevs_create_params cp = {p, "Part", expo(1), 1, 0, 10};
+  cdevs_record_params rp = {p, CDEVS_RECORD_COUNT, NULL, "seen"};
+  cdevs_dispose_params dp = {p};
+  cdevs_model *c = cdevs_atomic_add(root, "arrive", &cdevs_create_ops, &cp);
+  cdevs_model *r1 = cdevs_atomic_add(root, "r1", &cdevs_record_ops, &rp);
+  cdevs_model *r2 = cdevs_atomic_add(root, "r2", &cdevs_record_ops, &rp);
+  cdevs_model *d = cdevs_atomic_add(root, "leave", &cdevs_dispose_ops, &dp);
+  cdevs_connect(root, c, "out", r1, "in");
+  cdevs_connect(root, r1, "out", r2, "in");
+  cdevs_connect(root, r2, "out", d, "in");
+  cdevs_sim *sim = NULL;
+  if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim)) && CHECK_RUN(cdevs_sim_run(sim, INFINITY))) {
+    CHECK_EQ_INT(stat_avg(p, "seen", "Count", INFINITY), 20);
+    int same = 0;
+    for (size_t i = 0; i < cdevs_proc_stat_count(p); i++) {
+      cdevs_stat_info in;
+      cdevs_proc_stat(p, i, INFINITY, &in);
+      same += !strcmp(in.owner, "seen") && !strcmp(in.name, "Count");
+    }
+    CHECK_EQ_INT(same, 1);
+  }
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  cdevs_proc_free(p);
+}
+
 int main(void) {
   test_mrg32k3a();
   test_normal_quantile();
@@ -924,5 +957,6 @@ int main(void) {
   test_declare_out_of_memory();
   test_attributes_declared_after_create();
   test_balk_holding();
+  test_records_share();
   return check_report("test_proc");
 }

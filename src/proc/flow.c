@@ -386,16 +386,10 @@ static int record_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "Record of an attribute needs the attribute's name");
     return CDEVS_EINVAL;
   }
-  char path[200];
-  cdevs__proc_block_name(cx, s->p, path, sizeof path);
-  const char *name = a->name ? a->name : path;
-  uint32_t fails = s->p->stat_fails;
-  s->st_count = cdevs__proc_stat_add(s->p, "User", name, "Count", CDEVS_STAT_COUNT, 0);
-  s->st_tally = a->kind == CDEVS_RECORD_COUNT ? -1 : cdevs__proc_stat_add(s->p, "User", name, "Value", CDEVS_STAT_TALLY, 0);
-  if (s->p->stat_fails != fails) {
-    cdevs_ctx_fail(cx, "out of memory for its statistics");
-    return CDEVS_ENOMEM;
-  }
+  s->st_count = cdevs__proc_user_stat(cx, s->p, a->name, "Count", CDEVS_STAT_COUNT);
+  s->st_tally = a->kind == CDEVS_RECORD_COUNT ? 0 : cdevs__proc_user_stat(cx, s->p, a->name, "Value", CDEVS_STAT_TALLY);
+  if (s->st_count < 0 || s->st_tally < 0) return CDEVS_EINVAL;
+  if (a->kind == CDEVS_RECORD_COUNT) s->st_tally = -1;
   return CDEVS_OK;
 }
 

@@ -90,6 +90,10 @@ int cdevs__entity_unhold(cdevs_entity *e, int r, int units);
  * model when it still holds units of a resource (they would never be released). how
  * says what it does ("is disposed"). */
 int cdevs__entity_leave(cdevs_ctx *cx, cdevs_proc *p, cdevs_entity *e, double t, const char *how);
+/* The user statistic "<name>.<what>" of a kind (category "User"), which every block
+ * naming it shares (name NULL: the block's own path): its index, or −1 after failing
+ * the model (out of memory, or a statistic of that name that is not the user's). */
+long cdevs__proc_user_stat(cdevs_ctx *cx, cdevs_proc *p, const char *name, const char *what, int kind);
 /* A block's output that carries entities must reach some input: 0, or -1 after failing
  * the model with a message naming the port. */
 int cdevs__proc_needs_out(cdevs_ctx *cx, int port, const char *name);

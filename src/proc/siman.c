@@ -708,22 +708,6 @@ typedef struct record_state {
   long st;
 } record_state;
 
-/* The user statistic <name>.<what> of this kind: the one blocks naming it share. */
-static long user_stat(cdevs_ctx *cx, cdevs_proc *p, const char *name, const char *what, int kind) {
-  char path[200];
-  if (!name) {
-    cdevs__proc_block_name(cx, p, path, sizeof path);
-    name = path;
-  }
-  long st = cdevs_proc_stat_find(p, name, what);
-  if (st >= 0 && (strcmp(p->stats[st].category, "User") || p->stats[st].kind != kind)) {
-    cdevs_ctx_fail(cx, "the statistic '%s.%s' exists already and is not a %s of the user's", name, what,
-                   kind == CDEVS_STAT_COUNT ? "counter" : "tally");
-    return -1;
-  }
-  if (st < 0 && (st = cdevs__proc_stat_add(p, "User", name, what, kind, 0)) < 0) cdevs_ctx_fail(cx, "%s", p->err);
-  return st;
-}
 
 static int record_begin(cdevs_ctx *cx, record_state *s, cdevs_proc *p, const char *what) {
   if (need_proc(cx, p, what) || cdevs__proc_needs_out(cx, 0, "out")) return -1;
@@ -743,7 +727,7 @@ static int count_init(cdevs_ctx *cx, void *state, const void *arg) {
   record_state *s = state;
   if (record_begin(cx, s, a->proc, "Count")) return CDEVS_EINVAL;
   s->increment = a->increment ? a->increment : 1;
-  return (s->st = user_stat(cx, s->b.p, a->name, "Count", CDEVS_STAT_COUNT)) < 0 ? CDEVS_EINVAL : CDEVS_OK;
+  return (s->st = cdevs__proc_user_stat(cx, s->b.p, a->name, "Count", CDEVS_STAT_COUNT)) < 0 ? CDEVS_EINVAL : CDEVS_OK;
 }
 
 static void count_ext(cdevs_ctx *cx, void *state, double elapsed, const cdevs_bag *x) {
@@ -786,7 +770,7 @@ static int tally_init(cdevs_ctx *cx, void *state, const void *arg) {
     cdevs_ctx_fail(cx, "Tally of an attribute needs the attribute's name");
     return CDEVS_EINVAL;
   }
-  return (s->st = user_stat(cx, s->b.p, a->name, "Value", CDEVS_STAT_TALLY)) < 0 ? CDEVS_EINVAL : CDEVS_OK;
+  return (s->st = cdevs__proc_user_stat(cx, s->b.p, a->name, "Value", CDEVS_STAT_TALLY)) < 0 ? CDEVS_EINVAL : CDEVS_OK;
 }
 
 static void tally_ext(cdevs_ctx *cx, void *state, double elapsed, const cdevs_bag *x) {

@@ -264,6 +264,23 @@ oom:
   return -1;
 }
 
+/* The user statistic <name>.<what> of this kind: the one blocks naming it share. */
+long cdevs__proc_user_stat(cdevs_ctx *cx, cdevs_proc *p, const char *name, const char *what, int kind) {
+  char path[200];
+  if (!name) {
+    cdevs__proc_block_name(cx, p, path, sizeof path);
+    name = path;
+  }
+  long st = cdevs_proc_stat_find(p, name, what);
+  if (st >= 0 && (strcmp(p->stats[st].category, "User") || p->stats[st].kind != kind)) {
+    cdevs_ctx_fail(cx, "the statistic '%s.%s' exists already and is not a %s of the user's", name, what,
+                   kind == CDEVS_STAT_COUNT ? "counter" : "tally");
+    return -1;
+  }
+  if (st < 0 && (st = cdevs__proc_stat_add(p, "User", name, what, kind, 0)) < 0) cdevs_ctx_fail(cx, "out of memory for statistic %s.%s", name, what);
+  return st;
+}
+
 static void warm_up(cdevs_proc *p) {
   p->warmed = 1;
   for (uint32_t i = 0; i < p->nstats; i++) {
