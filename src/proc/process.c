@@ -9,14 +9,13 @@
 typedef struct process_state {
   cdevs_proc *p;
   cdevs_alloc al;
-  int action, res, point, units, priority, allocation, rule, rank;
+  int action, res, point, units, allocation, rule, rank;
   uint64_t capacity;
   cdevs_dist delay;
   cdevs_rng rng;
   eheap queue, busy;
   uint32_t *wake; /* blocks to wake at the next output (units set aside for them) */
   uint32_t nwake, capwake;
-  uint32_t self;
   uint64_t seq;
   double now;
   long st_in, st_out, st_va, st_nva, st_total, st_nq, st_wait, st_balk;
@@ -43,9 +42,8 @@ static int process_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->p = p;
   s->al = p->alloc;
   cdevs__proc_block_name(cx, p, s->path, sizeof s->path);
-  s->action = a->action, s->units = a->units, s->priority = a->priority, s->allocation = a->allocation;
+  s->action = a->action, s->units = a->units, s->allocation = a->allocation;
   s->rule = a->rule, s->capacity = a->capacity, s->delay = a->delay;
-  s->self = cdevs_ctx_self(cx);
   s->now = cdevs_ctx_time(cx);
   s->res = s->point = s->rank = -1;
   s->st_nq = s->st_wait = s->st_balk = -1; /* a Process that seizes nothing has no queue */
@@ -72,7 +70,7 @@ static int process_init(cdevs_ctx *cx, void *state, const void *arg) {
   }
   char qname[240];
   snprintf(qname, sizeof qname, "%s.Queue", s->path);
-  if (seizes(a->action) && (s->point = cdevs__res_join(p, s->res, s->self, a->priority, qname)) < 0) goto oom;
+  if (seizes(a->action) && (s->point = cdevs__res_join(p, s->res, cdevs_ctx_self(cx), a->priority, qname)) < 0) goto oom;
   if (a->rule == CDEVS_LVF || a->rule == CDEVS_HVF) {
     if (!a->rank_attr || (s->rank = cdevs_proc_attribute(p, a->rank_attr)) < 0) {
       cdevs_ctx_fail(cx, "Process ranks its queue by an attribute and needs its name");
@@ -103,10 +101,8 @@ oom:
 
 static void process_fini(void *state) {
   process_state *s = state;
-  for (uint32_t i = 0; i < s->queue.n; i++) cdevs_msg_release(s->queue.a[i].m);
-  for (uint32_t i = 0; i < s->busy.n; i++) cdevs_msg_release(s->busy.a[i].m);
-  CDEVS_FREEARR(&s->al, s->queue.a, s->queue.cap);
-  CDEVS_FREEARR(&s->al, s->busy.a, s->busy.cap);
+  heap_free(&s->al, &s->queue);
+  heap_free(&s->al, &s->busy);
   CDEVS_FREEARR(&s->al, s->wake, s->capwake);
 }
 
