@@ -519,6 +519,10 @@ int cli_proc_reps(const char *path, cdevs_mo *mo, const cdevs_mo_experiment *e, 
     if (o->report && write_report_file(o->report, o, e, reps, done, nd, e->stop)) rc = CLI_FAIL;
     else if (o->report && !o->quiet) fprintf(stderr, "wrote %s\n", o->report);
   }
+  if (rc == CLI_OK && nd < k) { /* every replication ran, or the run says why not */
+    fprintf(stderr, "cdevs run: only %zu of %" PRIu64 " replications came back from the workers\n", nd, k);
+    rc = CLI_FAIL;
+  }
   if (rc == CLI_INTERRUPTED)
     fprintf(stderr, "cdevs run: interrupted (%s): %zu of %" PRIu64 " replications ran and are reported\n",
             cli_signal_name(cli_stop_signal() ? cli_stop_signal() : SIGINT), nd, k);
