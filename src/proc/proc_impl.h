@@ -167,4 +167,12 @@ void pass_emit(cdevs_ctx *cx, const pass *q);
 void pass_clear(pass *q);
 void pass_free(const cdevs_alloc *al, pass *q);
 
+/* A queue's seize point (resource.c): the next entity, if units of res can be had for
+ * it at t: taken off q into *it (its wait booked and tallied in st_wait, the units held):
+ * 1; 0 if none can go; -1 after failing the model (it released). */
+int cdevs__seize_next(cdevs_ctx *cx, cdevs_proc *p, eheap *q, int res, int point, int units, long st_wait, double t,
+                      eitem *it);
+/* After a queue changed at t: its NQ, and what its seize point waits for. */
+void cdevs__queue_changed(cdevs_proc *p, const eheap *q, long st_nq, int res, int point, int units, double t);
+
 #endif

@@ -138,30 +138,19 @@ static int start_delay(cdevs_ctx *cx, process_state *s, eitem *it, double t) {
 }
 
 static void queue_changed(process_state *s, double t) {
-  cdevs__proc_level(s->p, s->st_nq, t, s->queue.n);
-  cdevs__res_waiting(s->p, s->res, s->point, s->queue.n, s->queue.n ? s->queue.a[0].arrived : INFINITY, s->units);
+  cdevs__queue_changed(s->p, &s->queue, s->st_nq, s->res, s->point, s->units, t);
 }
 
 /* Moves waiting entities into the delay while units can be had. */
 static void serve(cdevs_ctx *cx, process_state *s, double t) {
-  while (s->queue.n && cdevs__res_take(s->p, s->res, s->point, s->units, t)) {
-    eitem it = heap_pop(&s->queue);
-    cdevs_entity *e = cdevs_msg_data(it.m);
-    double w = t - e->since;
-    e->time[CDEVS_WAIT] += w;
-    cdevs__proc_tally(s->p, s->st_wait, t, w);
-    if (!cdevs__entity_hold(e, s->res, s->units)) {
-      cdevs_ctx_fail(cx, "entity %llu holds more than %d resources", (unsigned long long)e->serial,
-                     CDEVS_ENTITY_MAX_HELD);
-      cdevs_msg_release(it.m);
-      return;
-    }
+  eitem it;
+  int got;
+  while ((got = cdevs__seize_next(cx, s->p, &s->queue, s->res, s->point, s->units, s->st_wait, t, &it)) > 0)
     if (start_delay(cx, s, &it, t)) {
       cdevs_msg_release(it.m);
       return;
     }
-  }
-  queue_changed(s, t);
+  if (got == 0) queue_changed(s, t);
 }
 
 static void arrive(cdevs_ctx *cx, process_state *s, cdevs_msg *m, double t) {

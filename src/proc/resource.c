@@ -99,3 +99,22 @@ uint64_t cdevs_proc_deadlock(const cdevs_proc *p, char *buf, size_t size) {
   }
   return total;
 }
+
+int cdevs__seize_next(cdevs_ctx *cx, cdevs_proc *p, eheap *q, int res, int point, int units, long st_wait, double t,
+                      eitem *it) {
+  if (!q->n || !cdevs__res_take(p, res, point, units, t)) return 0;
+  *it = heap_pop(q);
+  cdevs_entity *e = cdevs_msg_data(it->m);
+  double w = t - e->since;
+  e->time[CDEVS_WAIT] += w;
+  cdevs__proc_tally(p, st_wait, t, w);
+  if (cdevs__entity_hold(e, res, units)) return 1;
+  cdevs_ctx_fail(cx, "entity %llu holds more than %d resources", (unsigned long long)e->serial, CDEVS_ENTITY_MAX_HELD);
+  cdevs_msg_release(it->m);
+  return -1;
+}
+
+void cdevs__queue_changed(cdevs_proc *p, const eheap *q, long st_nq, int res, int point, int units, double t) {
+  cdevs__proc_level(p, st_nq, t, q->n);
+  cdevs__res_waiting(p, res, point, q->n, q->n ? q->a[0].arrived : INFINITY, units);
+}

@@ -174,28 +174,21 @@ static void queue_output(cdevs_ctx *cx, const void *state) {
 
 /* What the seize point shows the resource, and NQ, after the queue changed at t. */
 static void queue_changed(queue_state *s, double t) {
-  cdevs__proc_level(s->p, s->st_nq, t, (double)s->queue.n);
-  cdevs__res_waiting(s->p, s->lk->res, s->lk->point, s->queue.n, s->queue.n ? s->queue.a[0].start : INFINITY,
-                     s->lk->units);
+  cdevs__queue_changed(s->p, &s->queue, s->st_nq, s->lk->res, s->lk->point, s->lk->units, t);
 }
 
 /* Lets entities go while units can be had for the first one: taken now, booked on the
  * entity, so that the Seize receives it holding them. */
 static void queue_serve(cdevs_ctx *cx, queue_state *s, double t) {
   siman_link *l = s->lk;
-  while (s->queue.n && cdevs__res_take(s->p, l->res, l->point, l->units, t)) {
-    eitem it = heap_pop(&s->queue);
-    cdevs_entity *e = cdevs_msg_data(it.m);
-    double w = t - e->since;
-    e->time[CDEVS_WAIT] += w;
-    cdevs__proc_tally(s->p, s->st_wait, t, w);
-    if (!cdevs__entity_hold(e, l->res, l->units)) {
-      cdevs_ctx_fail(cx, "entity %llu holds more than %d resources", (unsigned long long)e->serial,
-                     CDEVS_ENTITY_MAX_HELD);
-    } else if (l->ntransit == l->captransit && CDEVS_GROW(&s->al, l->transit, l->captransit, l->ntransit + 1)) {
+  eitem it;
+  int got;
+  while ((got = cdevs__seize_next(cx, s->p, &s->queue, l->res, l->point, l->units, s->st_wait, t, &it))) {
+    if (got < 0) continue; /* (said; the others go on) */
+    if (l->ntransit == l->captransit && CDEVS_GROW(&s->al, l->transit, l->captransit, l->ntransit + 1)) {
       cdevs_ctx_fail(cx, "out of memory");
     } else {
-      l->transit[l->ntransit++] = e->serial;
+      l->transit[l->ntransit++] = ((cdevs_entity *)cdevs_msg_data(it.m))->serial;
       pass_push(cx, &s->al, &s->out, it.m, OUT_ENTITY);
     }
     cdevs_msg_release(it.m);
