@@ -139,11 +139,12 @@ endif()
 # lost (the integral of the block's rate signal) is what the bottles took (the block's
 # tally), the level never below zero; starved of beverage, the bottles wait and each
 # fill starts at the level's crossing of its quantity.
-run_ok(run ${EX}/beverage.mo --quiet --out ${WORK}/bev.csv --report ${WORK}/bev_report.csv)
+run_ok(run ${EX}/beverage.mo --quiet --vars level,poured,drawn,pump --out ${WORK}/bev.csv --report ${WORK}/bev_report.csv)
 file(READ ${EX}/beverage.mo bev)
 string(REPLACE "pump_rate = 0.6" "pump_rate = 0.45" bev "${bev}")
 file(WRITE ${WORK}/bev_starved.mo "${bev}")
-run_ok(run ${WORK}/bev_starved.mo --quiet --out ${WORK}/bev_starved.csv --report ${WORK}/bev_starved_report.csv)
+run_ok(run ${WORK}/bev_starved.mo --quiet --vars level,poured,drawn,pump --out ${WORK}/bev_starved.csv
+       --report ${WORK}/bev_starved_report.csv)
 foreach(v beverage:bev beverage_starved:bev_starved)
   string(REPLACE ":" ";" v "${v}")
   list(GET v 0 mode)

@@ -41,5 +41,5 @@ equation
   connect(relabelling.out, quality_control_2.in);
   connect(quality_control_2.out1, second_class.in);
   connect(quality_control_2.out2, cleaning.in);
-  annotation(experiment(StopTime = 2000, MMO_Output = {level, poured, drawn, pump}));
+  annotation(experiment(StopTime = 2000, MMO_Output = {level, pump}));
 end Beverage;
