@@ -112,6 +112,92 @@ elif model in ("beverage", "beverage_starved"):  # one run: the tank and the bot
         waits = r["filling.Queue.WaitTime"]
         if float(waits["avg"]) < 10:
             fails.append("the starved tank kept no bottles waiting")
+elif model == "batch":  # trays of 3 from Poisson(1) parts; the oven an E3/M/1 queue (see batch.mo)
+    from scipy.optimize import brentq
+
+    lam, mu, k = 1.0, 0.5, 3
+    sigma = brentq(lambda s: s - (lam / (lam + mu * (1 - s))) ** k, 1e-12, 1 - 1e-12)
+    expect("tray wait", values("tray.Queue.WaitTime"), (k - 1) / (2 * lam), 3)
+    expect("tray queue", values("tray.Queue.NQ"), (k - 1) / 2, 3)
+    expect("oven wait (E3/M/1)", values("bake.Queue.WaitTime"), sigma / (mu * (1 - sigma)), 3, 0.08)
+    expect("oven utilization", values("oven.Utilization"), lam / k / mu, 3)
+    expect("part VA time", values("Part.VATime"), 1 / mu, 3)
+    little("Part")
+elif model == "line":  # SIMAN's Fig. 4 line: traffic equations (see line.mo)
+    expect("machine utilization", values("machine.Utilization"), 0.25 * 3, 3)
+    good = [float(runs[r]["Good.Count"]["count"]) for r in reps]
+    out = [float(runs[r]["System.NumberOut"]["count"]) for r in reps]
+    expect("good share", [g / o for g, o in zip(good, out)], 0.7 / 0.8, 3)
+    expect("machine passes per piece", [float(runs[r]["machine.NumberSeized"]["count"]) / o for r, o in zip(reps, out)],
+           1 / 0.8, 3)
+    for r in reps:
+        n_in, n_out = int(runs[r]["System.NumberIn"]["count"]), int(runs[r]["System.NumberOut"]["count"])
+        wip = float(runs[r]["Piece.WIP"]["final"])
+        if n_in != n_out + wip:
+            fails.append(f"replication {r}: NumberIn {n_in} != NumberOut {n_out} + WIP {wip}")
+    little("Piece")
+elif model == "shift_det":  # one clerk on [0,10), none on [10,20), ...; arrivals 0, 1, ...; service 1.2
+    T, S = stop, 1.2
+
+    def cap(t):
+        return 1 if int(t // 10) % 2 == 0 else 0
+
+    def next_on(t):  # the first time >= t the clerk is on
+        return t if cap(t) else (t // 10 + 1) * 10
+
+    starts, ends, arr = [], [], []
+    free = 0.0
+    for i in range(int(T) + 1):
+        s0 = next_on(max(float(i), free))
+        arr.append(float(i))
+        starts.append(s0)
+        ends.append(s0 + S)  # Ignore: a service runs to its end in a break
+        free = s0 + S
+    seized = [j for j in range(len(arr)) if starts[j] <= T]
+    r = runs[reps[0]]
+
+    def integral(f):  # the time integral of a piecewise constant f over [0, T]
+        pts = sorted({0.0, T, *[x for x in arr + starts + ends if x <= T], *[10.0 * k for k in range(int(T / 10) + 1)]})
+        return sum(f(a) * (b - a) for a, b in zip(pts, pts[1:]))
+
+    def busy(t):
+        return sum(1 for j in range(len(arr)) if starts[j] <= t < ends[j])
+
+    def waiting(t):
+        return sum(1 for j in range(len(arr)) if arr[j] <= t < starts[j])
+
+    def util(t):
+        return busy(t) / cap(t) if cap(t) else (1.0 if busy(t) else 0.0)
+
+    exact = {
+        "serve.Queue.WaitTime": sum(starts[j] - arr[j] for j in seized) / len(seized),
+        "serve.Queue.NQ": integral(waiting) / T,
+        "clerk.NumberBusy": integral(busy) / T,
+        "clerk.Utilization": integral(util) / T,
+        "clerk.Capacity": integral(cap) / T,
+    }
+    counts = {"clerk.NumberSeized": len(seized), "System.NumberOut": sum(1 for e in ends if e <= T),
+              "System.NumberIn": len(arr)}
+    for name, x in exact.items():
+        got = float(r[name]["avg"])
+        print(f"shift_det: {name} = {got:.12g} (by hand {x:.12g})")
+        if abs(got - x) > 1e-9 * max(1, abs(x)):
+            fails.append(f"{name} {got} != {x}")
+    for name, n in counts.items():
+        if int(r[name]["count"]) != n:
+            fails.append(f"{name} {r[name]['count']} != {n}")
+elif model in ("stock", "dup"):  # exact counts and averages given in the model files' comments
+    r = runs[reps[0]]
+    want = {"stock": {("sold.Count", "count"): 5, ("refused.Count", "count"): 3, ("stock.Value", "avg"): 1.0,
+                      ("stock.Value", "final"): 0.0, ("System.NumberOut", "count"): 8},
+            "dup": {("System.NumberIn", "count"): 15, ("System.NumberOut", "count"): 15, ("Part.NumberOut", "count"): 6,
+                    ("Pair.NumberIn", "count"): 9, ("pair.Queue.WaitTime", "avg"): 0.5, ("wsum.Value", "avg"): 4.0,
+                    ("wsum.Value", "count"): 9, ("Part.TotalTime", "avg"): 0.5}}[model]
+    for (name, col), x in want.items():
+        got = float(r[name][col])
+        print(f"{model}: {name}.{col} = {got:.12g} (expected {x})")
+        if abs(got - x) > 1e-12:
+            fails.append(f"{name}.{col} {got} != {x}")
 else:
     sys.exit(f"unknown model {model}")
 

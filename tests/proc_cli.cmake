@@ -18,10 +18,25 @@ endfunction()
 include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
 
 # Queueing theory, within the replications' half-widths.
-foreach(m mm1 mm3 jackson)
+foreach(m mm1 mm3 jackson batch line)
   file(STRINGS ${EX}/${m}.mo stop_line REGEX "StopTime = [0-9]+")
   string(REGEX REPLACE ".*StopTime = ([0-9]+).*" "\\1" stop "${stop_line}")
   run_ok(run ${EX}/${m}.mo --reps 30 --jobs 2 --quiet --report ${WORK}/proc_${m}.csv)
+  execute_process(COMMAND /usr/bin/python3 ${SRC}/tests/proc_check.py ${m} ${WORK}/proc_${m}.csv ${stop}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "${out}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "proc_check ${m}: ${out}${err}")
+  endif()
+endforeach()
+
+# Deterministic models checked exactly: a capacity schedule against a simulation by
+# hand, a variable, permanent batches and duplicates against counts worked out in the
+# model files.
+foreach(m shift_det stock dup)
+  file(STRINGS ${SRC}/tests/proc_models/${m}.mo stop_line REGEX "StopTime = [0-9]+")
+  string(REGEX REPLACE ".*StopTime = ([0-9]+).*" "\\1" stop "${stop_line}")
+  run_ok(run ${SRC}/tests/proc_models/${m}.mo --quiet --report ${WORK}/proc_${m}.csv)
   execute_process(COMMAND /usr/bin/python3 ${SRC}/tests/proc_check.py ${m} ${WORK}/proc_${m}.csv ${stop}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message(STATUS "${out}")
@@ -165,3 +180,46 @@ run_ok(run ${EX}/beverage.mo --reps 2 --method CVODE_BDF --stop 200 --report ${W
 if(ERR MATCHES "writing the results" OR NOT ERR MATCHES "Process statistics over 2 replications")
   message(FATAL_ERROR "replications of the beverage plant under CVODE_BDF:\n${ERR}")
 endif()
+
+# Batches, schedules, variables and SIMAN's blocks in model files: bad input is a
+# located error at check time, or a run-time error naming the entity.
+file(WRITE ${WORK}/proc_bad2.mo "model Bad2
+  cdevs.Resource r(schedule = {{0, 8}, {0, 16}});
+  cdevs.Branch b(branches = {With(30), With(30)});
+  cdevs.Assign a(variable = b, value = 1);
+  cdevs.Separate s(mode = Duplicate, attributes = Take);
+end Bad2;
+")
+expect_fail(1 "proc_bad2.mo:2:31: error: schedule of r: the schedule never has a unit" check ${WORK}/proc_bad2.mo)
+expect_fail(1 "proc_bad2.mo:3:16: error: b: the With chances add up to 60%: at most 100, and 100 without an Else"
+            check ${WORK}/proc_bad2.mo)
+expect_fail(1 "proc_bad2.mo:4:29: error: variable of a: 'b' is a cdevs.Branch, not a cdevs.Variable" check ${WORK}/proc_bad2.mo)
+expect_fail(1 "proc_bad2.mo:5:18: error: s: attributes = Take is for splitting batches" check ${WORK}/proc_bad2.mo)
+# A batch split while it holds the resource it seized: its units would be lost.
+file(WRITE ${WORK}/proc_hold.mo "model Hold
+  cdevs.Create a(interarrival = 1, max_arrivals = 4);
+  cdevs.Batch b(size = 2);
+  cdevs.Resource r;
+  cdevs.Process p(resource = r, action = SeizeDelay, delay = 0.5);
+  cdevs.Separate s;
+  cdevs.Dispose x;
+equation
+  connect(a.out, b.in); connect(b.out, p.in); connect(p.out, s.in); connect(s.out, x.in);
+  annotation(experiment(StopTime = 10));
+end Hold;
+")
+expect_fail(1 "is split while it holds 1 units of 'r' (release them before the Separate)"
+            run ${WORK}/proc_hold.mo --quiet)
+# A member holding units disposed inside its batch.
+file(WRITE ${WORK}/proc_hold2.mo "model Hold2
+  cdevs.Create a(interarrival = 1, max_arrivals = 4);
+  cdevs.Resource r(capacity = 4);
+  cdevs.Process p(resource = r, action = SeizeDelay, delay = 0.5);
+  cdevs.Batch b(size = 2);
+  cdevs.Dispose x;
+equation
+  connect(a.out, p.in); connect(p.out, b.in); connect(b.out, x.in);
+  annotation(experiment(StopTime = 10));
+end Hold2;
+")
+expect_fail(1 "is disposed while it holds 1 units of 'r'" run ${WORK}/proc_hold2.mo --quiet)

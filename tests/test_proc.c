@@ -845,7 +845,7 @@ static void test_attributes_declared_after_create(void) {
   double v = 7;
   if (!p || cdevs_dist_make(&seven, CDEVS_DIST_CONSTANT, &v, 1, NULL, 0)) abort();
   cdevs_create_params cp = {p, "Part", expo(1), 1, 0, 50};
-  cdevs_assign_params ap = {p, "size", seven, NULL};
+  cdevs_assign_params ap = {p, "size", seven, NULL, NULL, 0};
   cdevs_decide_params dp = {.proc = p, .n_out = 2, .by_condition = 1, .attr = {"size"}, .op = {CDEVS_GT}, .value = {5}};
   cdevs_record_params rp = {p, CDEVS_RECORD_ATTR, "size", "sizes"};
   cdevs_dispose_params xp = {p};
@@ -942,6 +942,110 @@ static void test_records_share(void) {
   cdevs_proc_free(p);
 }
 
+/* API misuse of the data modules: each refused with a status, nothing half made. */
+static void test_data_module_misuse(void) {
+  cdevs_proc *p = cdevs_proc_new(NULL, NULL);
+  if (!p) abort();
+  int r = cdevs_proc_resource(p, "clerk", 1);
+  int caps[3] = {1, 0, 2}, zeros[2] = {0, 0}, neg[1] = {-1};
+  double durs[3] = {8, 8, 8}, bad_dur[2] = {8, 0};
+  CHECK_EQ_INT(cdevs_proc_resource_schedule(p, r + 1, caps, durs, 3), CDEVS_EINVAL); /* no such resource */
+  CHECK_EQ_INT(cdevs_proc_resource_schedule(p, r, caps, durs, 0), CDEVS_EINVAL);
+  CHECK_EQ_INT(cdevs_proc_resource_schedule(p, r, zeros, durs, 2), CDEVS_EINVAL);  /* never a unit */
+  CHECK_EQ_INT(cdevs_proc_resource_schedule(p, r, caps, bad_dur, 2), CDEVS_EINVAL); /* a zero duration */
+  CHECK_EQ_INT(cdevs_proc_resource_schedule(p, r, neg, durs, 1), CDEVS_EINVAL);
+  CHECK_EQ_INT(cdevs_proc_resource_schedule(p, r, caps, durs, 3), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_proc_resource_schedule(p, r, caps, durs, 3), CDEVS_EINVAL); /* twice */
+  CHECK_EQ_INT(cdevs_proc_variable(p, "stock", 5), 0);
+  CHECK_EQ_INT(cdevs_proc_variable(p, "stock", 1) < 0, 1);
+  CHECK_EQ_INT(cdevs_proc_variable(p, "level", NAN) < 0, 1);
+  CHECK_EQ_INT(cdevs_proc_attribute(p, "size") >= 0, 1);
+  CHECK_EQ_INT(cdevs_proc_variable(p, "size", 0) < 0, 1);  /* an attribute's name */
+  CHECK_EQ_INT(cdevs_proc_attribute(p, "stock") < 0, 1);   /* a variable's name */
+  CHECK_CONTAINS(cdevs_proc_errmsg(p), "defined twice");
+  CHECK_EQ_INT(cdevs_proc_find_variable(p, "stock"), 0);
+  CHECK(cdevs_proc_variable_value(p, 0) == 5);
+  CHECK(isnan(cdevs_proc_variable_value(p, 7)));
+  cdevs_proc_free(p);
+}
+
+/* What leaves a Batch: a batch of its members in order of arrival, itself not counted
+ * in the system; entities still waiting and a batch still held at the end are freed
+ * with the simulator (a counting allocator). */
+typedef struct batch_seen {
+  uint32_t batch;
+  int batches, members, in_order, groups;
+} batch_seen;
+
+static void batch_output(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
+  (void)t, (void)port;
+  batch_seen *w = ud;
+  const cdevs_entity *e = cdevs_entity_of(v);
+  if (atomic != w->batch || !e) return;
+  w->batches++;
+  w->groups += e->group;
+  size_t n = cdevs_entity_members(e);
+  w->members += (int)n;
+  for (size_t i = 0; i < n; i++) {
+    cdevs_value mv = cdevs_msgval(cdevs_entity_member(e, i));
+    const cdevs_entity *m = cdevs_entity_of(&mv);
+    /* member i of batch b arrived at 3b + i (an arrival every 1 from 0) */
+    if (!m || m->created != 3.0 * (w->batches - 1) + (double)i) w->in_order = 0;
+  }
+  if (cdevs_entity_member(e, n)) w->in_order = 0;
+}
+
+static void test_batch_members(void) {
+  counting c = {0};
+  cdevs_alloc a = {counting_realloc, &c};
+  cdevs_proc *p = cdevs_proc_new(&a, NULL);
+  if (!p || cdevs_proc_resource(p, "oven", 1) < 0) abort();
+  cdevs_dist one;
+  double v = 1, d5 = 5;
+  if (cdevs_dist_make(&one, CDEVS_DIST_CONSTANT, &v, 1, NULL, 0)) abort();
+  cdevs_create_params cp = {p, "Part", one, 1, 0, 8}; /* 8 parts: two batches, two left waiting */
+  cdevs_batch_params bp = {p, 3, CDEVS_BATCH_TEMPORARY, NULL, CDEVS_SAVE_LAST, "Tray"};
+  cdevs_process_params pp = {.proc = p, .action = CDEVS_SEIZE_DELAY_RELEASE, .resource = "oven", .units = 1};
+  if (cdevs_dist_make(&pp.delay, CDEVS_DIST_CONSTANT, &d5, 1, NULL, 0)) abort();
+  cdevs_separate_params sp = {p, 0, 1, 0};
+  cdevs_dispose_params dp = {p};
+  cdevs_model *root = cdevs_root_new(&a, "trays");
+  cdevs_model *cm = cdevs_atomic_add(root, "arrive", &cdevs_create_ops, &cp);
+  cdevs_model *bm = cdevs_atomic_add(root, "tray", &cdevs_batch_ops, &bp);
+  cdevs_model *pm = cdevs_atomic_add(root, "bake", &cdevs_process_ops, &pp);
+  cdevs_model *sm = cdevs_atomic_add(root, "split", &cdevs_separate_ops, &sp);
+  cdevs_model *dm = cdevs_atomic_add(root, "leave", &cdevs_dispose_ops, &dp);
+  cdevs_connect(root, cm, "out", bm, "in");
+  cdevs_connect(root, bm, "out", pm, "in");
+  cdevs_connect(root, pm, "out", sm, "in");
+  cdevs_connect(root, sm, "out", dm, "in");
+  cdevs_sim *sim = NULL;
+  batch_seen w = {0, 0, 0, 1, 0};
+  /* Run to t = 8: the first tray (parts at 0, 1, 2) baked on [2, 7] and split; the
+     second (3, 4, 5) in the oven since 5; parts 6 and 7 wait for a third. */
+  if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim))) {
+    w.batch = cdevs_sim_atomic_id(sim, bm);
+    cdevs_observer obs = {batch_output, NULL, NULL};
+    cdevs_sim_observe(sim, &obs, &w);
+    if (CHECK_RUN(cdevs_sim_run(sim, 8))) {
+      CHECK_EQ_INT(w.batches, 2);
+      CHECK_EQ_INT(w.groups, 2);
+      CHECK_EQ_INT(w.members, 6);
+      CHECK_EQ_INT(w.in_order, 1);
+      CHECK_EQ_INT(stat_avg(p, "System", "NumberIn", 8), 8); /* the trays are not counted */
+      CHECK_EQ_INT(stat_avg(p, "System", "NumberOut", 8), 3);
+      CHECK_EQ_INT(cdevs_proc_wip(p), 5);
+      CHECK_NEAR(stat_avg(p, "Part", "VATime", 8), 5, 1e-12); /* the tray's baking, to each part */
+      CHECK_NEAR(stat_avg(p, "Part", "WaitTime", 8), 1, 1e-12); /* 2, 1, 0 for their tray */
+    }
+  }
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  cdevs_proc_free(p);
+  CHECK_EQ_INT(c.blocks, 0);
+  CHECK_EQ_INT(c.live, 0);
+}
+
 int main(void) {
   test_mrg32k3a();
   test_normal_quantile();
@@ -958,5 +1062,7 @@ int main(void) {
   test_attributes_declared_after_create();
   test_balk_holding();
   test_records_share();
+  test_data_module_misuse();
+  test_batch_members();
   return check_report("test_proc");
 }

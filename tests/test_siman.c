@@ -319,7 +319,7 @@ static cdevs_model *build_line(const cdevs_alloc *a, cdevs_proc *p, cdevs_model 
   cdevs_siman_delay_params machining = {p, uniform(2, 4), CDEVS_VA, NULL};
   cdevs_siman_release_params rp = {p, "machine", 1};
   cdevs_siman_delay_params inspection = {p, uniform(0.5, 1.5), CDEVS_NVA, NULL};
-  cdevs_siman_branch_params bp = {p, 3, {CDEVS_SIMAN_WITH, CDEVS_SIMAN_WITH, CDEVS_SIMAN_WITH}, {70, 10, 20}};
+  cdevs_siman_branch_params bp = {p, 3, {CDEVS_SIMAN_WITH, CDEVS_SIMAN_WITH, CDEVS_SIMAN_WITH}, {70, 10, 20}, {NULL}, {0}, {0}};
   cdevs_siman_count_params good = {p, "Good", 1}, reject = {p, "Reject", 1}, repair = {p, "Repair", 1};
   cdevs_siman_tally_params tis = {p, CDEVS_SIMAN_TIME_IN_SYSTEM, NULL, "TimeInSystem"};
   cdevs_siman_delay_params repairing = {p, expo(10), CDEVS_NVA, NULL};
@@ -508,7 +508,7 @@ static cdevs_proc *five(int rule, uint64_t capacity, int balk_port, order_watch 
   w->size_attr = cdevs_proc_attribute(p, "size");
   cdevs_model *root = cdevs_root_new(NULL, "five");
   cdevs_create_params cp = {p, "Job", constant(1), 1, 0, 5};
-  cdevs_assign_params ap = {p, "size", uniform(0, 1), NULL};
+  cdevs_assign_params ap = {p, "size", uniform(0, 1), NULL, NULL, 0};
   cdevs_siman_queue_params qp = {p, NULL, rule, "size", capacity};
   cdevs_siman_seize_params sp = {p, "server", 1, 0};
   cdevs_siman_delay_params yp = {p, constant(10), CDEVS_VA, NULL};
@@ -610,7 +610,7 @@ static cdevs_proc *branch_run(int n_out, const int *kind, const double *percent,
   if (!p) abort();
   cdevs_model *root = cdevs_root_new(NULL, "br");
   cdevs_create_params cp = {p, "Item", constant(1), 1, 0, (uint64_t)n};
-  cdevs_siman_branch_params bp = {p, n_out, {0}, {0}};
+  cdevs_siman_branch_params bp = {p, n_out, {0}, {0}, {NULL}, {0}, {0}};
   for (int k = 0; k < n_out; k++) bp.kind[k] = kind[k], bp.percent[k] = percent[k];
   cdevs_dispose_params dp = {p};
   cdevs_model *c = block(root, "arrive", &cdevs_create_ops, &cp);
@@ -678,7 +678,7 @@ static void test_branch(void) {
     cdevs_proc *q = cdevs_proc_new(NULL, NULL);
     cdevs_model *root = cdevs_root_new(NULL, "br");
     cdevs_create_params cp = {q, NULL, constant(1), 1, 0, 1};
-    cdevs_siman_branch_params bp = {q, 2, {cases[i].kind[0], cases[i].kind[1]}, {cases[i].percent[0], cases[i].percent[1]}};
+    cdevs_siman_branch_params bp = {q, 2, {cases[i].kind[0], cases[i].kind[1]}, {cases[i].percent[0], cases[i].percent[1]}, {NULL}, {0}, {0}};
     cdevs_dispose_params dp = {q};
     cdevs_model *c = block(root, "arrive", &cdevs_create_ops, &cp);
     cdevs_model *br = block(root, "branch", &cdevs_siman_branch_ops, &bp);
@@ -714,7 +714,7 @@ static void test_count_tally(void) {
   cdevs_siman_delay_params yp = {p, constant(3), CDEVS_VA, NULL};
   cdevs_siman_tally_params tis = {p, CDEVS_SIMAN_TIME_IN_SYSTEM, NULL, "tis"};
   cdevs_siman_tally_params since = {p, CDEVS_SIMAN_INTERVAL, "stamp", "since0"};
-  cdevs_assign_params ap = {p, "mark", constant(7), NULL};
+  cdevs_assign_params ap = {p, "mark", constant(7), NULL, NULL, 0};
   cdevs_siman_tally_params mark = {p, CDEVS_SIMAN_ATTR, "mark", NULL};
   cdevs_dispose_params dp = {p};
   cdevs_model *m[] = {block(root, "arrive", &cdevs_create_ops, &cp),   block(root, "count2", &cdevs_siman_count_ops, &c2),

@@ -208,9 +208,10 @@ typedef struct cdevs_lang_block {
   /* The context the library's blocks share (cdevs_mo_set_context) is stored in each
    * instance's params at this offset, when the library has a context. */
   size_t context_offset;
-  /* A data module: declares the instance in the context, before any model is added
-   * (name: the component's name). 0, or -1 with a message. */
-  int (*declare)(void *context, const char *name, const void *arg, char *msg, size_t size);
+  /* Declares the instance in the context, before any model is added (name: the
+   * component's name); it may note what it declared in arg, for the instance's model
+   * (a data module with ops: a resource's capacity schedule). 0, or -1 with a message. */
+  int (*declare)(void *context, const char *name, void *arg, char *msg, size_t size);
   const char *help;
 } cdevs_lang_block;
 

@@ -46,10 +46,45 @@ int cdevs_proc_attribute(cdevs_proc *p, const char *name);
 /* Adds a resource of `capacity` units (>= 1); its index, or a negative status (a
  * second resource of the same name, a bad capacity). */
 int cdevs_proc_resource(cdevs_proc *p, const char *name, int capacity);
+/*
+ * A capacity schedule for resource r (Arena's Schedule, of type Capacity, with the rule
+ * Ignore): cap[0] units for dur[0], then cap[1] for dur[1], …, over again from the start
+ * time; each cap >= 0 and dur > 0 finite, some cap >= 1. When the capacity falls below
+ * the units seized, those stay seized until released (they are not taken away), and no
+ * unit is seized until fewer than the capacity are busy. Utilization is busy units over
+ * the capacity now: above 1 while more are busy than the capacity, 1 while units are
+ * busy in a break of capacity 0. The statistic "Capacity" (its time average) is added. Blocks may seize up to the schedule's largest capacity. Call it
+ * before any block uses r, and add one cdevs_resource_ops model naming r: it makes the
+ * changes. 0, or CDEVS_EINVAL / CDEVS_ENOMEM.
+ */
+int cdevs_proc_resource_schedule(cdevs_proc *p, int r, const int *cap, const double *dur, int n);
+
+/* The model of a resource's schedule (passive for a resource without one). */
+#define CDEVS_SCHEDULE_MAX 64 /* entries of a schedule in a model file */
+typedef struct cdevs_resource_params {
+  cdevs_proc *proc;
+  const char *name; /* the resource */
+  /* What a model file's cdevs.Resource declares (the model reads only proc and name). */
+  int capacity;
+  int nsched;
+  int sched_cap[CDEVS_SCHEDULE_MAX];
+  double sched_dur[CDEVS_SCHEDULE_MAX];
+} cdevs_resource_params;
+extern const cdevs_atomic_ops cdevs_resource_ops;
+
 /* The index of a resource by name, or −1. */
 int cdevs_proc_find_resource(const cdevs_proc *p, const char *name);
 /* The first error of the process elements (a bad name, out of memory), or "". */
 const char *cdevs_proc_errmsg(const cdevs_proc *p);
+
+/* Adds a variable (Arena's Variable data module) of value v0, whose time average,
+ * minimum, maximum and final value are reported (category "Variable", "<name>.Value");
+ * its index, or a negative status (a second variable of that name, a name that is an
+ * attribute's, a non-finite value). Assign sets or adds to it; Decide tests it. */
+int cdevs_proc_variable(cdevs_proc *p, const char *name, double v0);
+/* The index of a variable by name, or −1; its value now (NaN for a bad index). */
+int cdevs_proc_find_variable(const cdevs_proc *p, const char *name);
+double cdevs_proc_variable_value(const cdevs_proc *p, int i);
 
 /* A random stream for the source named `name` (a block's path and a role,
  * "line.arrive.interarrival"): stream hash(name) of the package seed, on the
@@ -79,7 +114,9 @@ typedef struct cdevs_entity {
   double created;   /* creation time */
   double time[CDEVS_ALLOC_KINDS];
   double since;     /* when it entered its current queue (blocks' bookkeeping) */
-  int32_t entered;  /* counted in the system (at the first block it reached) */
+  int16_t entered;  /* counted in the system (at the first block it reached) */
+  int16_t group;    /* a temporary batch's representative (Batch): it carries its members
+                       (cdevs_entity_members) and is not counted in the system itself */
   int32_t nheld;
   struct {
     int32_t resource, units;
@@ -100,6 +137,12 @@ void cdevs_entity_enter(cdevs_proc *p, cdevs_entity *e, double t);
  * type's NumberOut, times and work in progress; System.NumberOut). The caller still
  * releases the message. */
 void cdevs_entity_dispose(cdevs_proc *p, cdevs_entity *e, double t);
+
+/* The members of a temporary batch's representative (group set), in the order they
+ * joined: their number (0 for an entity that is no batch), and member i (the batch holds
+ * the reference). */
+size_t cdevs_entity_members(const cdevs_entity *e);
+cdevs_msg *cdevs_entity_member(const cdevs_entity *e, size_t i);
 
 /* ---- Blocks -------------------------------------------------------------------------- */
 
@@ -164,7 +207,8 @@ extern const cdevs_atomic_ops cdevs_dispose_ops;
  * Decide: each entity on "in" leaves at once by one of n_out outputs "out1".."outN":
  * by chance (percent[k] for outputs 1..n−1, the rest to the last; they must sum to at
  * most 100), or by condition (the first k whose `attr op value` holds, else the
- * last). Its random stream is "<path>.chance".
+ * last; attr names a variable if there is one of that name, else the entity's
+ * attribute). Its random stream is "<path>.chance".
  */
 typedef enum cdevs_decide_op { CDEVS_LT = 0, CDEVS_LE, CDEVS_GT, CDEVS_GE, CDEVS_EQ, CDEVS_NE } cdevs_decide_op;
 #define CDEVS_DECIDE_MAX 16
@@ -179,13 +223,16 @@ typedef struct cdevs_decide_params {
 } cdevs_decide_params;
 extern const cdevs_atomic_ops cdevs_decide_ops;
 
-/* Assign: sets an attribute of each entity on "in" to a variate (and, if entity_type
- * is not NULL, its type), and passes it on at once by "out". Stream "<path>.value". */
+/* Assign: sets an attribute of each entity on "in", or a variable (cdevs_proc_variable),
+ * to a variate — or, with add, adds the variate to it — (and, if entity_type is not
+ * NULL, sets its type), and passes it on at once by "out". Stream "<path>.value". */
 typedef struct cdevs_assign_params {
   cdevs_proc *proc;
   const char *attr; /* NULL: no attribute */
   cdevs_dist value;
   const char *entity_type;
+  const char *variable; /* instead of attr: a variable's name */
+  int add;              /* adds the variate instead of setting it */
 } cdevs_assign_params;
 extern const cdevs_atomic_ops cdevs_assign_ops;
 
@@ -200,6 +247,47 @@ typedef struct cdevs_record_params {
   const char *name;
 } cdevs_record_params;
 extern const cdevs_atomic_ops cdevs_record_ops;
+
+/*
+ * Batch (Arena): entities arriving on "in" wait in "<path>.Queue" (NQ, WaitTime) until
+ * `size` of them are there — `size` with the same value of `attr` if attr is given —
+ * and leave as one representative entity by "out". A Temporary batch's representative
+ * carries its members (a Separate splits them again); it is not counted in the system,
+ * its members stay counted in it, and the times it accumulates are added to each member
+ * when it is split or disposed. A Permanent batch's members leave the system there
+ * (counted out, with their times) and its representative is a new entity. The
+ * representative has type entity_type (the first member's if NULL), the creation time
+ * of the batch, and each attribute by `save`: the last member's value (Arena's
+ * default), the first's, their sum or their product.
+ */
+typedef enum cdevs_batch_kind { CDEVS_BATCH_TEMPORARY = 0, CDEVS_BATCH_PERMANENT } cdevs_batch_kind;
+typedef enum cdevs_batch_save { CDEVS_SAVE_LAST = 0, CDEVS_SAVE_FIRST, CDEVS_SAVE_SUM, CDEVS_SAVE_PRODUCT } cdevs_batch_save;
+typedef struct cdevs_batch_params {
+  cdevs_proc *proc;
+  int size;                /* >= 1 */
+  int kind;                /* cdevs_batch_kind */
+  const char *attr;        /* batch entities of equal values of this attribute; NULL: any */
+  int save;                /* cdevs_batch_save */
+  const char *entity_type; /* the representative's; NULL: the first member's */
+} cdevs_batch_params;
+extern const cdevs_atomic_ops cdevs_batch_ops;
+
+/*
+ * Separate (Arena): splits a temporary batch, or duplicates entities. Split: a batch
+ * arriving on "in" gives its members, each with the batch's accumulated times added to
+ * its own and its own attributes (or, with take_attributes, the representative's),
+ * out by "out" at once; an entity that is no batch passes through. A batch still
+ * holding units of a resource stops the run (release them first). Duplicate: each
+ * entity leaves by "out" and `duplicates` new entities of its type and attributes,
+ * created now, by "dup" (a batch cannot be duplicated: split it first).
+ */
+typedef struct cdevs_separate_params {
+  cdevs_proc *proc;
+  int duplicate;       /* 0: split a batch; 1: duplicate */
+  int duplicates;      /* >= 1, for duplicate */
+  int take_attributes; /* split: members take the representative's attribute values */
+} cdevs_separate_params;
+extern const cdevs_atomic_ops cdevs_separate_ops;
 
 /* The blocks above in model files (cdevs.Create, cdevs.Process, cdevs.Decide,
  * cdevs.Assign, cdevs.Record, cdevs.Dispose, and the data module cdevs.Resource), for

@@ -98,20 +98,32 @@ extern const cdevs_atomic_ops cdevs_siman_release_ops;
 
 /*
  * Branch (SIMAN BRANCH): output k ("out1".."outN") is a WITH branch taken with chance
- * percent[k], an ELSE branch taken when no WITH branch was, or an ALWAYS branch always
- * taken. One uniform draw per entity chooses among the WITH branches (at most one is
- * taken); their chances add up to at most 100, and to 100 if there is no ELSE. The
- * entity leaves by the chosen branch (the first ALWAYS one if there is none), and a
- * duplicate — a new entity with its type, attributes, creation time and accumulated
- * times, holding no resources — by every other ALWAYS branch. Stream "<path>.chance".
+ * percent[k], an IF branch taken when its condition holds (attr[k] op[k] value[k], the
+ * comparisons of Decide; attr names a variable if there is one of that name, else the
+ * entity's attribute), an ELSE branch taken when no WITH or IF branch was, or an ALWAYS
+ * branch always taken. One uniform draw per entity chooses among the WITH branches (at
+ * most one is taken); their chances add up to at most 100, and to 100 if there is no
+ * ELSE. The entity leaves by the chosen WITH or ELSE branch, else by the first IF
+ * branch taken, else by the first ALWAYS branch; a duplicate — a new entity with its
+ * type, attributes, creation time and accumulated times, holding no resources — leaves
+ * by every other branch taken. An entity that takes no branch (IF branches only, none
+ * holding) stops the run with an error. Stream "<path>.chance".
  */
-typedef enum cdevs_siman_branch_kind { CDEVS_SIMAN_WITH = 0, CDEVS_SIMAN_ELSE, CDEVS_SIMAN_ALWAYS } cdevs_siman_branch_kind;
+typedef enum cdevs_siman_branch_kind {
+  CDEVS_SIMAN_WITH = 0,
+  CDEVS_SIMAN_ELSE,
+  CDEVS_SIMAN_ALWAYS,
+  CDEVS_SIMAN_IF
+} cdevs_siman_branch_kind;
 #define CDEVS_SIMAN_BRANCH_MAX 16
 typedef struct cdevs_siman_branch_params {
   cdevs_proc *proc;
   int n_out;                              /* 1 .. CDEVS_SIMAN_BRANCH_MAX */
   int kind[CDEVS_SIMAN_BRANCH_MAX];       /* cdevs_siman_branch_kind per output */
   double percent[CDEVS_SIMAN_BRANCH_MAX]; /* the chance of a WITH output, 0 .. 100 */
+  const char *attr[CDEVS_SIMAN_BRANCH_MAX]; /* an IF output's condition: attr op value */
+  int op[CDEVS_SIMAN_BRANCH_MAX];           /* cdevs_decide_op */
+  double value[CDEVS_SIMAN_BRANCH_MAX];
 } cdevs_siman_branch_params;
 extern const cdevs_atomic_ops cdevs_siman_branch_ops;
 

@@ -926,10 +926,14 @@ static void term_free(cdevs_lang_term *t) {
 }
 
 /* A bare name that is no variable, constant or built-in constant of the model. */
+/* A name a parameter's term passes on as text: one the model does not declare (an
+ * attribute), or a component's (a data module such as a cdevs.Variable). */
 static int free_name(comp *c, const node *v) {
   double x;
-  return v->kind == X_REF && v->nkid == 0 && !strchr(v->name, '.') && !lang_lookup(c, v->name) &&
-         !lang_builtin_const(v->name, &x) && strcmp(v->name, "time") != 0;
+  if (v->kind != X_REF || v->nkid != 0 || strchr(v->name, '.')) return 0;
+  const sym *s = lang_lookup(c, v->name);
+  if (s) return s->d && s->d->block;
+  return !lang_builtin_const(v->name, &x) && strcmp(v->name, "time") != 0;
 }
 
 static const char *rel_name(int op) {
@@ -1009,10 +1013,14 @@ static int other_param(comp *c, cdevs_mo *mo, const mo_comp *k, const lang_param
       const mo_comp *to = NULL;
       for (uint32_t i = 0; i < mo->ncomps; i++)
         if (!strcmp(mo->comps[i].name, v->name)) to = &mo->comps[i];
-      if (!to || strcmp(to->b->name, lp->ref) != 0) {
-        lang_error(c->d, v->line, v->col, "%s of %s: '%s' is %s (%s names a cdevs.%s of this model)", lp->name,
-                   k->name, v->name, to ? "another kind of component" : "not a component of this model", lp->name,
-                   lp->ref);
+      if (!to) {
+        lang_error(c->d, v->line, v->col, "%s of %s: '%s' is not a component of this model (%s names a cdevs.%s of "
+                   "this model)", lp->name, k->name, v->name, lp->name, lp->ref);
+        return -1;
+      }
+      if (strcmp(to->b->name, lp->ref) != 0) {
+        lang_error(c->d, v->line, v->col, "%s of %s: '%s' is a cdevs.%s, not a cdevs.%s", lp->name, k->name, v->name,
+                   to->b->name, lp->ref);
         return -1;
       }
     }

@@ -9,7 +9,9 @@
 static const cdevs_msg_type entity_type = {"Entity", NULL};
 
 cdevs_entity *cdevs_entity_of(const cdevs_value *v) {
-  if (!v || v->kind != CDEVS_MSG || cdevs_msg_type_of(v->u.msg) != &entity_type) return NULL;
+  if (!v || v->kind != CDEVS_MSG) return NULL;
+  const cdevs_msg_type *ty = cdevs_msg_type_of(v->u.msg);
+  if (ty != &entity_type && ty != &cdevs__group_type) return NULL;
   return cdevs_msg_data(v->u.msg);
 }
 
@@ -36,6 +38,10 @@ void cdevs_entity_enter(cdevs_proc *p, cdevs_entity *e, double t) {
 }
 
 void cdevs_entity_dispose(cdevs_proc *p, cdevs_entity *e, double t) {
+  if (e->group) { /* a temporary batch: its members leave, it was never counted */
+    cdevs__group_dispose(p, e, t);
+    return;
+  }
   cdevs_entity_enter(p, e, t);
   long ts = p->type_stats[e->type];
   cdevs__proc_count(p, p->sys_out, t, 1);

@@ -7,18 +7,27 @@
 
 #include "proc_impl.h"
 
-/* The entity of a bag's event i, or a failed run. */
-static cdevs_entity *entity_at(cdevs_ctx *cx, const cdevs_bag *x, size_t i) {
+cdevs_entity *cdevs__entity_at(cdevs_ctx *cx, const cdevs_bag *x, size_t i) {
   cdevs_entity *e = cdevs_entity_of(x->events[i].value);
   if (!e) cdevs_ctx_fail(cx, "received a %s that is not an entity", cdevs_kind_name(x->events[i].value->kind));
   return e;
 }
 
-static int need_proc(cdevs_ctx *cx, const cdevs_proc *p, const char *what) {
+int cdevs__need_proc(cdevs_ctx *cx, const cdevs_proc *p, const char *what) {
   if (p) return 0;
   cdevs_ctx_fail(cx, "%s needs its process elements (proc)", what);
   return -1;
 }
+
+double cdevs__pass_ta(const void *state) { return ((const passer *)state)->out.n ? 0 : INFINITY; }
+void cdevs__pass_output(cdevs_ctx *cx, const void *state) { pass_emit(cx, &((const passer *)state)->out); }
+void cdevs__pass_int(cdevs_ctx *cx, void *state) {
+  (void)cx;
+  pass_clear(&((passer *)state)->out);
+}
+
+#define entity_at cdevs__entity_at
+#define need_proc cdevs__need_proc
 
 /* ---- Create ------------------------------------------------------------------------------- */
 
@@ -176,44 +185,34 @@ const cdevs_atomic_ops cdevs_dispose_ops = {
 /* ---- Decide, Assign, Record: one state shape, entities passed on at once ----------------- */
 
 typedef struct flow_state {
-  cdevs_proc *p;
-  cdevs_alloc al;
-  pass out;
+  passer b;
   cdevs_rng rng;
   /* Decide */
   int n_out, by_condition;
   double cum[CDEVS_DECIDE_MAX]; /* cumulative chance of outputs 1..k */
   int attr[CDEVS_DECIDE_MAX], op[CDEVS_DECIDE_MAX];
+  int var[CDEVS_DECIDE_MAX]; /* a condition's variable, or −1 (it tests attr) */
   double value[CDEVS_DECIDE_MAX];
   /* Assign */
-  int set_attr, set_type;
+  int set_attr, set_type, set_var, add;
   cdevs_dist dist;
   /* Record */
   int kind;
   long st_count, st_tally;
 } flow_state;
 
-static double flow_ta(const void *state) { return ((const flow_state *)state)->out.n ? 0 : INFINITY; }
-
-static void flow_output(cdevs_ctx *cx, const void *state) { pass_emit(cx, &((const flow_state *)state)->out); }
-
-static void flow_int(cdevs_ctx *cx, void *state) {
-  (void)cx;
-  pass_clear(&((flow_state *)state)->out);
-}
-
 /* The part of every flow block's init that names its process elements. */
 static int flow_begin(cdevs_ctx *cx, flow_state *s, cdevs_proc *p, const char *what) {
   if (need_proc(cx, p, what)) return -1;
-  s->p = p;
-  s->al = p->alloc;
-  s->set_attr = s->set_type = -1;
+  s->b.p = p;
+  s->b.al = p->alloc;
+  s->set_attr = s->set_type = s->set_var = -1;
   return 0;
 }
 
 static void flow_fini(void *state) {
   flow_state *s = state;
-  pass_free(&s->al, &s->out);
+  pass_free(&s->b.al, &s->b.out);
 }
 
 static const cdevs_port_def entity_out[] = {{"out", CDEVS_MSG}, {NULL, CDEVS_ANY}};
@@ -231,7 +230,9 @@ static int decide_init(cdevs_ctx *cx, void *state, const void *arg) {
   double sum = 0;
   for (int k = 0; k < a->n_out - 1; k++) {
     if (a->by_condition) {
-      if (!a->attr[k] || (s->attr[k] = cdevs_proc_attribute(s->p, a->attr[k])) < 0 || a->op[k] < CDEVS_LT ||
+      s->var[k] = a->attr[k] ? cdevs_proc_find_variable(s->b.p, a->attr[k]) : -1;
+      if (!a->attr[k] || (s->var[k] < 0 && (s->attr[k] = cdevs_proc_attribute(s->b.p, a->attr[k])) < 0) ||
+          a->op[k] < CDEVS_LT ||
           a->op[k] > CDEVS_NE || !isfinite(a->value[k])) {
         cdevs_ctx_fail(cx, "Decide's condition %d needs an attribute, a comparison and a finite value", k + 1);
         return CDEVS_EINVAL;
@@ -256,11 +257,11 @@ static int decide_init(cdevs_ctx *cx, void *state, const void *arg) {
     snprintf(name, sizeof name, "out%d", k + 1);
     if (cdevs__proc_needs_out(cx, k, name)) return CDEVS_EINVAL;
   }
-  cdevs__proc_stream(cx, s->p, "chance", &s->rng);
+  cdevs__proc_stream(cx, s->b.p, "chance", &s->rng);
   return CDEVS_OK;
 }
 
-static int holds(double x, int op, double v) {
+int cdevs__holds(double x, int op, double v) {
   switch (op) {
   case CDEVS_LT: return x < v;
   case CDEVS_LE: return x <= v;
@@ -278,15 +279,18 @@ static void decide_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
   for (size_t i = 0; i < x->n; i++) {
     cdevs_entity *en = entity_at(cx, x, i);
     if (!en) return;
-    cdevs_entity_enter(s->p, en, t);
+    cdevs_entity_enter(s->b.p, en, t);
     int k = 0;
     if (s->by_condition) {
-      while (k < s->n_out - 1 && !holds(cdevs__entity_attr(en, s->attr[k]), s->op[k], s->value[k])) k++;
+      while (k < s->n_out - 1 &&
+             !cdevs__holds(s->var[k] >= 0 ? s->b.p->vars[s->var[k]].v : cdevs__entity_attr(en, s->attr[k]), s->op[k],
+                    s->value[k]))
+        k++;
     } else {
       double u = cdevs_rng_u01(&s->rng);
       while (k < s->n_out - 1 && u > s->cum[k]) k++;
     }
-    if (pass_push(cx, &s->al, &s->out, x->events[i].value->u.msg, k)) return;
+    if (pass_push(cx, &s->b.al, &s->b.out, x->events[i].value->u.msg, k)) return;
   }
 }
 
@@ -304,9 +308,9 @@ const cdevs_atomic_ops cdevs_decide_ops = {
     .inputs = entity_in,
     .outputs = decide_out,
     .init = decide_init,
-    .ta = flow_ta,
-    .output = flow_output,
-    .delta_int = flow_int,
+    .ta = cdevs__pass_ta,
+    .output = cdevs__pass_output,
+    .delta_int = cdevs__pass_int,
     .delta_ext = decide_ext,
     .fini = flow_fini,
 };
@@ -315,19 +319,28 @@ static int assign_init(cdevs_ctx *cx, void *state, const void *arg) {
   const cdevs_assign_params *a = arg;
   flow_state *s = state;
   if (flow_begin(cx, s, a->proc, "Assign") || cdevs__proc_needs_out(cx, 0, "out")) return CDEVS_EINVAL;
-  if (a->attr) {
-    if ((s->set_attr = cdevs_proc_attribute(s->p, a->attr)) < 0) {
-      cdevs_ctx_fail(cx, "%s", s->p->err);
-      return CDEVS_EINVAL;
-    }
-    if (cdevs__proc_dist(cx, &a->value, a->attr)) return CDEVS_EINVAL;
-    s->dist = a->value;
-  }
-  if (a->entity_type && (s->set_type = cdevs_proc_entity_type(s->p, a->entity_type)) < 0) {
-    cdevs_ctx_fail(cx, "%s", s->p->err);
+  if (a->attr && a->variable) {
+    cdevs_ctx_fail(cx, "Assign sets an attribute or a variable, not both");
     return CDEVS_EINVAL;
   }
-  cdevs__proc_stream(cx, s->p, "value", &s->rng);
+  if (a->variable && (s->set_var = cdevs_proc_find_variable(s->b.p, a->variable)) < 0) {
+    cdevs_ctx_fail(cx, "Assign: no variable '%s'", a->variable);
+    return CDEVS_EINVAL;
+  }
+  if (a->attr && (s->set_attr = cdevs_proc_attribute(s->b.p, a->attr)) < 0) {
+    cdevs_ctx_fail(cx, "%s", s->b.p->err);
+    return CDEVS_EINVAL;
+  }
+  if (a->attr || a->variable) {
+    if (cdevs__proc_dist(cx, &a->value, a->attr ? a->attr : a->variable)) return CDEVS_EINVAL;
+    s->dist = a->value;
+    s->add = a->add != 0;
+  }
+  if (a->entity_type && (s->set_type = cdevs_proc_entity_type(s->b.p, a->entity_type)) < 0) {
+    cdevs_ctx_fail(cx, "%s", s->b.p->err);
+    return CDEVS_EINVAL;
+  }
+  cdevs__proc_stream(cx, s->b.p, "value", &s->rng);
   return CDEVS_OK;
 }
 
@@ -338,23 +351,33 @@ static void assign_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
   for (size_t i = 0; i < x->n; i++) {
     cdevs_entity *en = entity_at(cx, x, i);
     if (!en) return;
-    cdevs_entity_enter(s->p, en, t);
+    cdevs_entity_enter(s->b.p, en, t);
     if (s->set_attr >= 0) {
       if ((uint32_t)s->set_attr >= en->nattr) {
         cdevs_ctx_fail(cx, "entity %llu was made before attribute %d existed", (unsigned long long)en->serial,
                        s->set_attr);
         return;
       }
-      en->attr[s->set_attr] = cdevs_dist_sample(&s->dist, &s->rng);
+      double v = cdevs_dist_sample(&s->dist, &s->rng);
+      en->attr[s->set_attr] = s->add ? en->attr[s->set_attr] + v : v;
+    }
+    if (s->set_var >= 0) {
+      double v = cdevs_dist_sample(&s->dist, &s->rng);
+      double nv = s->add ? s->b.p->vars[s->set_var].v + v : v;
+      if (!isfinite(nv)) {
+        cdevs_ctx_fail(cx, "variable '%s' would become %g", s->b.p->vars[s->set_var].name, nv);
+        return;
+      }
+      cdevs__proc_var_set(s->b.p, s->set_var, t, nv);
     }
     if (s->set_type >= 0 && s->set_type != en->type) {
       /* its work in progress moves from the old type to the new */
-      long from = s->p->type_stats[en->type] + TS_WIP, to = s->p->type_stats[s->set_type] + TS_WIP;
-      cdevs__proc_level(s->p, from, t, cdevs__proc_level_of(s->p, from) - 1);
-      cdevs__proc_level(s->p, to, t, cdevs__proc_level_of(s->p, to) + 1);
+      long from = s->b.p->type_stats[en->type] + TS_WIP, to = s->b.p->type_stats[s->set_type] + TS_WIP;
+      cdevs__proc_level(s->b.p, from, t, cdevs__proc_level_of(s->b.p, from) - 1);
+      cdevs__proc_level(s->b.p, to, t, cdevs__proc_level_of(s->b.p, to) + 1);
       en->type = s->set_type;
     }
-    if (pass_push(cx, &s->al, &s->out, x->events[i].value->u.msg, 0)) return;
+    if (pass_push(cx, &s->b.al, &s->b.out, x->events[i].value->u.msg, 0)) return;
   }
 }
 
@@ -365,9 +388,9 @@ const cdevs_atomic_ops cdevs_assign_ops = {
     .inputs = entity_in,
     .outputs = entity_out,
     .init = assign_init,
-    .ta = flow_ta,
-    .output = flow_output,
-    .delta_int = flow_int,
+    .ta = cdevs__pass_ta,
+    .output = cdevs__pass_output,
+    .delta_int = cdevs__pass_int,
     .delta_ext = assign_ext,
     .fini = flow_fini,
 };
@@ -382,12 +405,12 @@ static int record_init(cdevs_ctx *cx, void *state, const void *arg) {
     return CDEVS_EINVAL;
   }
   if ((a->kind == CDEVS_RECORD_ATTR || a->kind == CDEVS_RECORD_INTERVAL) &&
-      (!a->attr || (s->set_attr = cdevs_proc_attribute(s->p, a->attr)) < 0)) {
+      (!a->attr || (s->set_attr = cdevs_proc_attribute(s->b.p, a->attr)) < 0)) {
     cdevs_ctx_fail(cx, "Record of an attribute needs the attribute's name");
     return CDEVS_EINVAL;
   }
-  s->st_count = cdevs__proc_user_stat(cx, s->p, a->name, "Count", CDEVS_STAT_COUNT);
-  s->st_tally = a->kind == CDEVS_RECORD_COUNT ? 0 : cdevs__proc_user_stat(cx, s->p, a->name, "Value", CDEVS_STAT_TALLY);
+  s->st_count = cdevs__proc_user_stat(cx, s->b.p, a->name, "Count", CDEVS_STAT_COUNT);
+  s->st_tally = a->kind == CDEVS_RECORD_COUNT ? 0 : cdevs__proc_user_stat(cx, s->b.p, a->name, "Value", CDEVS_STAT_TALLY);
   if (s->st_count < 0 || s->st_tally < 0) return CDEVS_EINVAL;
   if (a->kind == CDEVS_RECORD_COUNT) s->st_tally = -1;
   return CDEVS_OK;
@@ -400,14 +423,14 @@ static void record_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
   for (size_t i = 0; i < x->n; i++) {
     cdevs_entity *en = entity_at(cx, x, i);
     if (!en) return;
-    cdevs_entity_enter(s->p, en, t);
-    cdevs__proc_count(s->p, s->st_count, t, 1);
+    cdevs_entity_enter(s->b.p, en, t);
+    cdevs__proc_count(s->b.p, s->st_count, t, 1);
     double v = NAN;
     if (s->kind == CDEVS_RECORD_ATTR) v = cdevs__entity_attr(en, s->set_attr);
     if (s->kind == CDEVS_RECORD_INTERVAL) v = t - cdevs__entity_attr(en, s->set_attr);
     if (s->kind == CDEVS_RECORD_TIME_IN_SYSTEM) v = t - en->created;
-    if (s->st_tally >= 0) cdevs__proc_tally(s->p, s->st_tally, t, v);
-    if (pass_push(cx, &s->al, &s->out, x->events[i].value->u.msg, 0)) return;
+    if (s->st_tally >= 0) cdevs__proc_tally(s->b.p, s->st_tally, t, v);
+    if (pass_push(cx, &s->b.al, &s->b.out, x->events[i].value->u.msg, 0)) return;
   }
 }
 
@@ -418,9 +441,9 @@ const cdevs_atomic_ops cdevs_record_ops = {
     .inputs = entity_in,
     .outputs = entity_out,
     .init = record_init,
-    .ta = flow_ta,
-    .output = flow_output,
-    .delta_int = flow_int,
+    .ta = cdevs__pass_ta,
+    .output = cdevs__pass_output,
+    .delta_int = cdevs__pass_int,
     .delta_ext = record_ext,
     .fini = flow_fini,
 };

@@ -23,11 +23,25 @@ typedef struct seize_point {
 
 typedef struct proc_resource {
   char *name;
-  int capacity, busy;
+  int capacity;  /* the most units it ever has (what a block may seize at once) */
+  int cap_now;   /* the units it has now (its schedule's entry; capacity without one) */
+  int busy;      /* may exceed cap_now after a scheduled decrease, until released */
+  int *sched_cap; /* a capacity schedule: cap_now = sched_cap[k] for sched_dur[k], repeated */
+  double *sched_dur;
+  int nsched, sk;  /* entries; the one in force */
+  double snext;    /* when the next entry comes into force */
+  long st_cap; /* the scheduled capacity's statistic (−1 without a schedule) */
   seize_point *points;
   uint32_t npoints, cappoints;
   long st_busy, st_util, st_seized; /* statistics */
 } proc_resource;
+
+/* A variable (Arena's Variable data module): a number blocks set and test. */
+typedef struct proc_var {
+  char *name;
+  double v;
+  long st; /* its time-persistent statistic */
+} proc_var;
 
 typedef struct proc_stat {
   char *category, *owner, *name;
@@ -48,6 +62,8 @@ struct cdevs_proc {
   uint32_t nres, capres;
   proc_stat *stats;
   uint32_t nstats, capstats;
+  proc_var *vars;
+  uint32_t nvars, capvars;
   long *type_stats; /* per type: the first of its TYPE_STATS statistics */
   long sys_in, sys_out;
   uint64_t serial, wip;
@@ -69,6 +85,11 @@ void cdevs__proc_tally(cdevs_proc *p, long st, double t, double x);
 void cdevs__proc_level(cdevs_proc *p, long st, double t, double v);
 double cdevs__proc_level_of(const cdevs_proc *p, long st);
 
+/* Whether x op v holds (op: cdevs_decide_op). */
+int cdevs__holds(double x, int op, double v);
+/* Variable i takes value v at t (its statistic follows). */
+void cdevs__proc_var_set(cdevs_proc *p, int i, double t, double v);
+
 /* A block joins the blocks waiting for resource r; the point's index or −1. */
 int cdevs__res_join(cdevs_proc *p, int r, uint32_t model, int priority, const char *name);
 /* What point pt now waits for (after its queue changed). */
@@ -76,6 +97,11 @@ void cdevs__res_waiting(cdevs_proc *p, int r, int pt, uint32_t waiting, double h
 /* Takes `units` for point pt's first entity at t, from its reservation or the free
  * units; 1 if taken. */
 int cdevs__res_take(cdevs_proc *p, int r, int pt, int units, double t);
+/* Resource r's schedule brought up to t (a function of time, so every block seizing at
+ * the instant of a change sees the new capacity, whatever the order of their
+ * transitions); units it freed are allocated as by cdevs__res_release, the points
+ * served written to wake: their number. */
+uint32_t cdevs__res_schedule(cdevs_proc *p, int r, double t, uint32_t *wake);
 /* Releases units at t and allocates them to waiting points by priority, then waiting
  * time. The points served other than `self` (which may be −1) are written to wake
  * (room for the resource's point count); their number is returned. */
@@ -124,6 +150,14 @@ static inline double cdevs__entity_attr(const cdevs_entity *e, int k) {
   return k >= 0 && (uint32_t)k < e->nattr ? e->attr[k] : 0.0;
 }
 
+/* Temporary batches (batch.c): messages of this type carry their members after the
+ * attributes. cdevs__group_dispose disposes each member at t (the batch's times added
+ * to its own); the batch itself is not counted. */
+extern const cdevs_msg_type cdevs__group_type;
+void cdevs__group_dispose(cdevs_proc *p, cdevs_entity *e, double t);
+/* The first member of batch e (recursively) that holds units of a resource, or NULL. */
+const cdevs_entity *cdevs__group_holder(const cdevs_entity *e);
+
 /* ---- Entity stores shared by the blocks (equeue.c) ---------------------------------- */
 
 /* A heap of entities by key, then by arrival order (seq), so ties keep FIFO order. */
@@ -166,6 +200,21 @@ int pass_push(cdevs_ctx *cx, const cdevs_alloc *al, pass *q, cdevs_msg *m, int p
 void pass_emit(cdevs_ctx *cx, const pass *q);
 void pass_clear(pass *q);
 void pass_free(const cdevs_alloc *al, pass *q);
+
+/* The first member of the state of every block that passes entities on at the instant
+ * it gets them (flow.c, batch.c, siman.c), so that one ta, output and δint serve all. */
+typedef struct passer {
+  cdevs_proc *p;
+  cdevs_alloc al;
+  pass out;
+} passer;
+double cdevs__pass_ta(const void *state);
+void cdevs__pass_output(cdevs_ctx *cx, const void *state);
+void cdevs__pass_int(cdevs_ctx *cx, void *state);
+/* In init: 0, or -1 after failing the model when the block has no process elements. */
+int cdevs__need_proc(cdevs_ctx *cx, const cdevs_proc *p, const char *what);
+/* The entity of a bag's event i, or NULL after failing the model. */
+cdevs_entity *cdevs__entity_at(cdevs_ctx *cx, const cdevs_bag *x, size_t i);
 
 /* A queue's seize point (resource.c): the next entity, if units of res can be had for
  * it at t: taken off q into *it (its wait booked and tallied in st_wait, the units held):

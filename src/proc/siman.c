@@ -54,11 +54,7 @@ static cdevs_entity *entity_in(cdevs_ctx *cx, const cdevs_value *v) {
   return NULL;
 }
 
-static int need_proc(cdevs_ctx *cx, const cdevs_proc *p, const char *what) {
-  if (p) return 0;
-  cdevs_ctx_fail(cx, "%s needs its process elements (proc)", what);
-  return -1;
-}
+#define need_proc cdevs__need_proc
 
 /* In init: the resource a block names, or a failed run. */
 static int find_resource(cdevs_ctx *cx, cdevs_proc *p, const char *name, int units, const char *what) {
@@ -271,20 +267,10 @@ const cdevs_atomic_ops cdevs_siman_queue_ops = {
 
 /* ---- blocks that pass entities on at once: Seize, Release, Branch, Count, Tally --------- */
 
-/* The state of each begins with one (its first member), so that one ta, output and δint
- * serve them all. */
-typedef struct passer {
-  cdevs_proc *p;
-  cdevs_alloc al;
-  pass out;
-} passer;
-
-static double pass_ta(const void *state) { return ((const passer *)state)->out.n ? 0 : INFINITY; }
-static void pass_output(cdevs_ctx *cx, const void *state) { pass_emit(cx, &((const passer *)state)->out); }
-static void pass_int(cdevs_ctx *cx, void *state) {
-  (void)cx;
-  pass_clear(&((passer *)state)->out);
-}
+/* The state of each begins with a passer (proc_impl.h). */
+#define pass_ta cdevs__pass_ta
+#define pass_output cdevs__pass_output
+#define pass_int cdevs__pass_int
 
 /* ---- Seize -------------------------------------------------------------------------------- */
 
@@ -567,6 +553,8 @@ typedef struct branch_state {
   int kind[CDEVS_SIMAN_BRANCH_MAX];
   int with[CDEVS_SIMAN_BRANCH_MAX];    /* the WITH outputs in order */
   double cum[CDEVS_SIMAN_BRANCH_MAX];  /* their cumulative chances */
+  int nif, attr[CDEVS_SIMAN_BRANCH_MAX], var[CDEVS_SIMAN_BRANCH_MAX], op[CDEVS_SIMAN_BRANCH_MAX];
+  double value[CDEVS_SIMAN_BRANCH_MAX]; /* IF conditions: attribute or variable, op, value */
 } branch_state;
 
 static const cdevs_port_def branch_out[] = {
@@ -606,6 +594,17 @@ static int branch_init(cdevs_ctx *cx, void *state, const void *arg) {
         return CDEVS_EINVAL;
       }
       s->else_out = k;
+    } else if (a->kind[k] == CDEVS_SIMAN_IF) {
+      s->var[k] = a->attr[k] ? cdevs_proc_find_variable(s->b.p, a->attr[k]) : -1;
+      if (!a->attr[k] || (s->var[k] < 0 && (s->attr[k] = cdevs_proc_attribute(s->b.p, a->attr[k])) < 0) ||
+          a->op[k] < CDEVS_LT || a->op[k] > CDEVS_NE || !isfinite(a->value[k])) {
+        cdevs_ctx_fail(cx, "Branch's out%d needs a condition: an attribute or variable, a comparison, a finite value",
+                       k + 1);
+        return CDEVS_EINVAL;
+      }
+      s->op[k] = a->op[k];
+      s->value[k] = a->value[k];
+      s->nif++;
     } else if (a->kind[k] != CDEVS_SIMAN_ALWAYS) {
       cdevs_ctx_fail(cx, "Branch's out%d has no kind %d", k + 1, a->kind[k]);
       return CDEVS_EINVAL;
@@ -657,14 +656,29 @@ static void branch_ext(cdevs_ctx *cx, void *state, double elapsed, const cdevs_b
       while (k < s->nwith && u > s->cum[k]) k++;
       if (k < s->nwith) chosen = s->with[k];
       else chosen = s->else_out >= 0 ? s->else_out : s->with[s->nwith - 1]; /* rounding at 100% */
-    } else if (s->else_out >= 0) {
-      chosen = s->else_out;
+    }
+    int taken[CDEVS_SIMAN_BRANCH_MAX] = {0}, any_if = 0;
+    for (int k = 0; k < s->n_out; k++) {
+      if (s->kind[k] != CDEVS_SIMAN_IF) continue;
+      double v = s->var[k] >= 0 ? s->b.p->vars[s->var[k]].v : cdevs__entity_attr(e, s->attr[k]);
+      taken[k] = cdevs__holds(v, s->op[k], s->value[k]);
+      if (taken[k] && chosen < 0) chosen = k;
+      any_if |= taken[k];
+    }
+    if (chosen < 0 && !any_if && s->else_out >= 0) chosen = s->else_out;
+    for (int k = 0; k < s->n_out; k++) {
+      if (s->kind[k] == CDEVS_SIMAN_ALWAYS) taken[k] = 1;
+      if (chosen < 0 && taken[k]) chosen = k;
+    }
+    if (chosen < 0) {
+      cdevs_ctx_fail(cx, "entity %llu takes no branch: no IF condition holds (an Else branch would take it)",
+                     (unsigned long long)e->serial);
+      return;
     }
     for (int k = 0; k < s->n_out; k++) {
-      if (chosen < 0 && s->kind[k] == CDEVS_SIMAN_ALWAYS) chosen = k;
       if (k == chosen) {
         if (pass_push(cx, &s->b.al, &s->b.out, x->events[i].value->u.msg, k)) return;
-      } else if (s->kind[k] == CDEVS_SIMAN_ALWAYS) {
+      } else if (taken[k]) {
         cdevs_msg *m = duplicate(s->b.p, e, t);
         if (!m) {
           cdevs_ctx_fail(cx, "out of memory for a duplicate of entity %llu", (unsigned long long)e->serial);

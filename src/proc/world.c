@@ -60,8 +60,12 @@ void cdevs_proc_free(cdevs_proc *p) {
   for (uint32_t i = 0; i < p->nattrs; i++) undup(p, p->attrs[i]);
   for (uint32_t i = 0; i < p->nres; i++) {
     undup(p, p->res[i].name);
+    CDEVS_FREEARR(&al, p->res[i].sched_cap, p->res[i].nsched);
+    CDEVS_FREEARR(&al, p->res[i].sched_dur, p->res[i].nsched);
     CDEVS_FREEARR(&al, p->res[i].points, p->res[i].cappoints);
   }
+  for (uint32_t i = 0; i < p->nvars; i++) undup(p, p->vars[i].name);
+  CDEVS_FREEARR(&al, p->vars, p->capvars);
   for (uint32_t i = 0; i < p->nstats; i++) {
     proc_stat *s = &p->stats[i];
     undup(p, s->category), undup(p, s->owner), undup(p, s->name);
@@ -131,6 +135,10 @@ int cdevs_proc_attribute(cdevs_proc *p, const char *name) {
   }
   int i = find(p->attrs, p->nattrs, name);
   if (i >= 0) return i;
+  if (cdevs_proc_find_variable(p, name) >= 0) {
+    fail(p, "'%s' is a variable, not an attribute", name);
+    return CDEVS_EINVAL;
+  }
   if (p->nattrs == p->capattrs && CDEVS_GROW(&p->alloc, p->attrs, p->capattrs, p->nattrs + 1)) goto oom;
   char *d = dup(p, name);
   if (!d) goto oom;
@@ -165,7 +173,8 @@ int cdevs_proc_resource(cdevs_proc *p, const char *name, int capacity) {
   memset(r, 0, sizeof *r);
   r->name = dup(p, name);
   if (!r->name) goto oom;
-  r->capacity = capacity;
+  r->capacity = r->cap_now = capacity;
+  r->st_cap = -1;
   r->st_busy = cdevs__proc_stat_add(p, "Resource", name, "NumberBusy", CDEVS_STAT_TIME, 0);
   r->st_util = cdevs__proc_stat_add(p, "Resource", name, "Utilization", CDEVS_STAT_TIME, 0);
   r->st_seized = cdevs__proc_stat_add(p, "Resource", name, "NumberSeized", CDEVS_STAT_COUNT, 0);
@@ -178,6 +187,48 @@ int cdevs_proc_resource(cdevs_proc *p, const char *name, int capacity) {
 oom:
   fail(p, "out of memory for resource '%s'", name);
   return CDEVS_ENOMEM;
+}
+
+int cdevs_proc_find_variable(const cdevs_proc *p, const char *name) {
+  for (uint32_t i = 0; i < p->nvars; i++)
+    if (!strcmp(p->vars[i].name, name)) return (int)i;
+  return -1;
+}
+
+int cdevs_proc_variable(cdevs_proc *p, const char *name, double v0) {
+  if (!name || !*name) {
+    fail(p, "a variable needs a name");
+    return CDEVS_EINVAL;
+  }
+  if (cdevs_proc_find_variable(p, name) >= 0 || find(p->attrs, p->nattrs, name) >= 0) {
+    fail(p, "variable '%s' is defined twice, or is also an attribute's name", name);
+    return CDEVS_EINVAL;
+  }
+  if (!isfinite(v0)) {
+    fail(p, "variable '%s' needs a finite value (got %g)", name, v0);
+    return CDEVS_EINVAL;
+  }
+  if (p->nvars == p->capvars && CDEVS_GROW(&p->alloc, p->vars, p->capvars, p->nvars + 1)) goto oom;
+  proc_var *v = &p->vars[p->nvars];
+  if (!(v->name = dup(p, name))) goto oom;
+  v->v = v0;
+  if ((v->st = cdevs__proc_stat_add(p, "Variable", name, "Value", CDEVS_STAT_TIME, v0)) < 0) {
+    undup(p, v->name);
+    return CDEVS_ENOMEM;
+  }
+  return (int)p->nvars++;
+oom:
+  fail(p, "out of memory for variable '%s'", name);
+  return CDEVS_ENOMEM;
+}
+
+double cdevs_proc_variable_value(const cdevs_proc *p, int i) {
+  return i >= 0 && (uint32_t)i < p->nvars ? p->vars[i].v : NAN;
+}
+
+void cdevs__proc_var_set(cdevs_proc *p, int i, double t, double v) {
+  p->vars[i].v = v;
+  cdevs__proc_level(p, p->vars[i].st, t, v);
 }
 
 void cdevs_proc_stream(const cdevs_proc *p, const char *name, cdevs_rng *g) {
@@ -221,9 +272,12 @@ int cdevs__proc_dist(cdevs_ctx *cx, const cdevs_dist *d, const char *what) {
 }
 
 int cdevs__entity_leave(cdevs_ctx *cx, cdevs_proc *p, cdevs_entity *e, double t, const char *how) {
-  if (e->nheld) {
-    cdevs_ctx_fail(cx, "entity %llu %s while it holds %d units of '%s'", (unsigned long long)e->serial, how,
-                   e->held[0].units, p->res[e->held[0].resource].name);
+  const cdevs_entity *h = e->nheld ? e : cdevs__group_holder(e);
+  if (h) {
+    char in[64] = "";
+    if (h != e) snprintf(in, sizeof in, " (in batch %llu)", (unsigned long long)e->serial);
+    cdevs_ctx_fail(cx, "entity %llu%s %s while it holds %d units of '%s'", (unsigned long long)h->serial, in, how,
+                   h->held[0].units, p->res[h->held[0].resource].name);
     return -1;
   }
   cdevs_entity_dispose(p, e, t);
@@ -349,7 +403,7 @@ static void half_width(char *buf, size_t n, const cdevs_stat_summary *s) {
 }
 
 void cdevs_proc_report(cdevs_proc *p, double t_end, FILE *f) {
-  static const char *order[] = {"System", "Entity", "Process", "Queue", "Resource", "User"};
+  static const char *order[] = {"System", "Entity", "Process", "Queue", "Resource", "Variable", "User"};
   fprintf(f, "Process statistics at t = %.10g", t_end);
   if (p->o.warmup > 0) fprintf(f, " (warm-up %.10g)", p->o.warmup);
   fprintf(f, ", replication %llu\n", (unsigned long long)p->o.replication + 1);
