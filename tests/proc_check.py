@@ -193,6 +193,10 @@ elif model in ("stock", "dup"):  # exact counts and averages given in the model 
             "dup": {("System.NumberIn", "count"): 15, ("System.NumberOut", "count"): 15, ("Part.NumberOut", "count"): 6,
                     ("Pair.NumberIn", "count"): 9, ("pair.Queue.WaitTime", "avg"): 0.5, ("wsum.Value", "avg"): 4.0,
                     ("wsum.Value", "count"): 9, ("Part.TotalTime", "avg"): 0.5}}[model]
+    if model == "dup":  # the Entity data module orders the types as declared
+        types = [k[:-len(".NumberIn")] for k in r if k.endswith(".NumberIn") and k != "System.NumberIn"]
+        if types != ["Pair", "Part"]:
+            fails.append(f"entity types reported as {types}, declared Pair, Part")
     for (name, col), x in want.items():
         got = float(r[name][col])
         print(f"{model}: {name}.{col} = {got:.12g} (expected {x})")

@@ -610,6 +610,20 @@ static int tally_check(void *arg, char *msg, size_t size) {
   return 0;
 }
 
+/* An entity type: a data module (Arena's Entity), so that its statistics are reported,
+ * in the order of the declarations, even if none is made. */
+typedef struct entity_params {
+  cdevs_proc *proc;
+} entity_params;
+static int entity_declare(void *ctx, const char *name, void *arg, char *msg, size_t size) {
+  (void)arg;
+  if (cdevs_proc_entity_type(ctx, name) < 0) {
+    snprintf(msg, size, "%s", cdevs_proc_errmsg(ctx));
+    return -1;
+  }
+  return 0;
+}
+
 /* A variable: a data module. */
 typedef struct variable_params {
   cdevs_proc *proc;
@@ -679,6 +693,9 @@ static const cdevs_lang_block blocks[] = {
      .defaults = resource_defaults, .check = resource_check, .context_offset = offsetof(cdevs_resource_params, proc),
      .declare = resource_declare,
      .help = "units the Process blocks seize, with a capacity or a schedule (Arena's Resource data module)"},
+    {.name = "Entity", .ops = NULL, .arg_size = sizeof(entity_params), .params = none_p,
+     .context_offset = offsetof(entity_params, proc), .declare = entity_declare,
+     .help = "an entity type (Arena's Entity data module), named as the component: entity_type = Part names it"},
     {.name = "Variable", .ops = NULL, .arg_size = sizeof(variable_params), .params = variable_p,
      .check = variable_check, .context_offset = offsetof(variable_params, proc), .declare = variable_declare,
      .help = "a number Assign sets or adds to and Decide tests; its time average is reported (Arena's Variable)"},

@@ -3,6 +3,7 @@
 // 3 pairs, 6 copies = 15, all out; a part waits 1 or 0 for its partner: 0.5 on average.
 // Each part's w is set to 1 and then 1 is added: the pairs' w, the Sum, is 2 + 2 = 4.
 model Dup
+  cdevs.Entity Pair;  // declared first: reported before Part
   cdevs.Create arrive(interarrival = 1, max_arrivals = 6, entity_type = "Part");
   cdevs.Assign mark(attr = w, value = 1);
   cdevs.Assign more(attr = w, value = 1, mode = Add);
