@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Messages and mailboxes (DEVSLib's proposal, seed section 3.2): every operation against
  * a plain-array reference, the two-stage semantics in a simulation, a shared mailbox,
- * and the seed's Figure 7 (a SIMAN single-queue system in messages) against M/M/1. */
+ * the seed's Figure 7 (a SIMAN single-queue system in messages) against M/M/1, and pipes
+ * (mailboxes inside connectors, 3.3): requests and replies both ways at once, a
+ * broadcast giving each receiver its own copy, nothing leaked at the end or when out of
+ * memory. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1057,6 +1060,487 @@ done:
   free(f.waits);
 }
 
+/* ---- pipes: mailboxes inside connectors ------------------------------------------------ */
+
+/*
+ * A pipe of two (S60): a client and a server, each with an end "link", exchange
+ * requests and replies in both directions at the same instants. At t = k (k = 1, 2, 3)
+ * both wake: the client puts two requests (tag REQ, payloads 10k + 1, 10k + 2), the
+ * server a status (tag STATUS, payload 100k); both go out in the same λ, so each
+ * receives the other's in a δconf while flushing its own. The server, at its first read,
+ * must find both requests, and answers each (tag REPLY, payload + 1000) at once; the
+ * client fetches the replies and leaves the statuses in its inbox, for fini to release.
+ */
+enum { REQ = 1, REPLY = 2, STATUS = 3 };
+
+typedef struct arrival {
+  double t;
+  int32_t tag;
+  int payload, in_conf;
+} arrival;
+
+typedef struct pipe_log {
+  arrival got[2][16]; /* [0] client, [1] server */
+  int ngot[2];
+  size_t first_read[4]; /* server: requests in the inbox at its first read of instant k */
+  long copies;          /* calls of the copy function */
+  int failed;           /* a put or a take failed (out of memory) */
+} pipe_log;
+
+static const cdevs_port_def link_port[] = {{"link", CDEVS_MSG}, {NULL, CDEVS_ANY}};
+
+typedef struct peer_arg {
+  pipe_log *log;
+  int server;
+} peer_arg;
+
+typedef struct peer_state {
+  peer_arg a;
+  cdevs_pipe_end end;
+  double now, next; /* the time of the last transition; of the next wake-up */
+  int k;
+} peer_state;
+
+static cdevs_msg *counted_copy(cdevs_msg *m, const cdevs_alloc *a, void *ud) {
+  ((pipe_log *)ud)->copies++;
+  cdevs_msg *c = cdevs_msg_new(a, &counted, sizeof(int));
+  if (c) *(int *)cdevs_msg_data(c) = payload(m);
+  return c;
+}
+
+static int peer_init(cdevs_ctx *cx, void *state, const void *arg) {
+  peer_state *s = state;
+  s->a = *(const peer_arg *)arg;
+  s->next = 1.0;
+  return cdevs_pipe_open(&s->end, cx, "link", counted_copy, s->a.log);
+}
+static double peer_ta(const void *state) {
+  const peer_state *s = state;
+  double own = s->next - s->now, pipe = cdevs_pipe_ta(&s->end);
+  return own < pipe ? own : pipe;
+}
+static void peer_out(cdevs_ctx *cx, const void *state) { cdevs_pipe_flush(cx, &((const peer_state *)state)->end); }
+
+static void peer_put(cdevs_ctx *cx, peer_state *s, int32_t tag, int v) {
+  cdevs_msg *m = cdevs_msg_new(cdevs_ctx_alloc(cx), &counted, sizeof(int));
+  if (!m || cdevs_pipe_put(&s->end, m) != CDEVS_OK) {
+    s->a.log->failed = 1;
+    cdevs_ctx_fail(cx, "out of memory");
+  } else {
+    cdevs_msg_set_tag(m, tag);
+    *(int *)cdevs_msg_data(m) = v;
+  }
+  cdevs_msg_release(m);
+}
+
+static void peer_int(cdevs_ctx *cx, void *state) {
+  peer_state *s = state;
+  cdevs_pipe_sent(&s->end);
+  s->now = cdevs_ctx_time(cx);
+  if (s->now < s->next) return; /* only a flush */
+  s->k++;
+  if (s->a.server) {
+    peer_put(cx, s, STATUS, 100 * s->k);
+  } else {
+    peer_put(cx, s, REQ, 10 * s->k + 1);
+    peer_put(cx, s, REQ, 10 * s->k + 2);
+  }
+  s->next = s->k < 3 ? s->k + 1.0 : INFINITY;
+}
+
+static void peer_receive(cdevs_ctx *cx, peer_state *s, const cdevs_bag *x, int in_conf) {
+  s->now = cdevs_ctx_time(cx);
+  if (cdevs_pipe_take(&s->end, x) != CDEVS_OK) {
+    s->a.log->failed = 1;
+    cdevs_ctx_fail(cx, "take failed");
+    return;
+  }
+  cdevs_mailbox *in = cdevs_pipe_inbox(&s->end);
+  int who = s->a.server;
+  pipe_log *lg = s->a.log;
+  /* Log what arrived now: the newest cdevs_mailbox_check messages. */
+  size_t fresh = (size_t)cdevs_mailbox_check(in), n = cdevs_mailbox_count(in);
+  for (size_t i = n - fresh; i < n && lg->ngot[who] < 16; i++) {
+    cdevs_msg *m = cdevs_mailbox_at(in, i);
+    lg->got[who][lg->ngot[who]++] = (arrival){s->now, cdevs_msg_tag(m), payload(m), in_conf};
+  }
+  int32_t want = who ? REQ : REPLY;
+  if (who) lg->first_read[s->k < 4 ? s->k : 0] = n;
+  cdevs_msg *m;
+  while ((m = cdevs_mailbox_get(in, cdevs_mailbox_by_tag, &want))) {
+    if (who) peer_put(cx, s, REPLY, payload(m) + 1000);
+    cdevs_msg_release(m);
+  }
+}
+static void peer_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)e;
+  peer_receive(cx, state, x, 0);
+}
+static void peer_conf(cdevs_ctx *cx, void *state, const cdevs_bag *x) {
+  peer_int(cx, state);
+  peer_receive(cx, state, x, 1);
+}
+static void peer_fini(void *state) { cdevs_pipe_close(&((peer_state *)state)->end); }
+static const cdevs_atomic_ops peer_ops = {
+    .type = "peer", .state_size = sizeof(peer_state), .arg_size = sizeof(peer_arg),
+    .inputs = link_port, .outputs = link_port, .init = peer_init, .ta = peer_ta, .output = peer_out,
+    .delta_int = peer_int, .delta_ext = peer_ext, .delta_conf = peer_conf, .fini = peer_fini};
+
+static void test_pipe_request_reply(void) {
+  destroyed = 0;
+  pipe_log lg;
+  memset(&lg, 0, sizeof lg);
+  counting c = {0, 0, 0, 0, 0};
+  cdevs_alloc al = {counting_realloc, &c};
+  cdevs_model *root = cdevs_root_new(&al, "rr");
+  peer_arg ca = {&lg, 0}, sa = {&lg, 1};
+  cdevs_model *client = cdevs_atomic_add(root, "client", &peer_ops, &ca);
+  cdevs_model *server = cdevs_atomic_add(root, "server", &peer_ops, &sa);
+  CHECK_EQ_INT(cdevs_pipe_connect(root, client, "link", server, "link"), CDEVS_OK);
+  cdevs_model_counts mc;
+  cdevs_model_counts_get(root, &mc);
+  CHECK_EQ_INT(mc.ic, 2); /* one coupling each way */
+  cdevs_sim *sim = NULL;
+  if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim)) && CHECK_RUN(cdevs_sim_run(sim, 10))) {
+    peer_state *cs = cdevs_sim_state(sim, client), *ss = cdevs_sim_state(sim, server);
+    CHECK_EQ_INT(cdevs_pipe_receivers(&cs->end), 1);
+    CHECK_EQ_INT(lg.copies, 0); /* a pipe of two hands the message itself over */
+    /* The client: at each t = k, the status in a δconf (both directions in one λ),
+       then the two replies at the same time. */
+    CHECK_EQ_INT(lg.ngot[0], 9);
+    for (int k = 1; k <= 3 && lg.ngot[0] == 9; k++) {
+      const arrival *st = &lg.got[0][3 * (k - 1)], *r1 = st + 1, *r2 = st + 2;
+      CHECK(st->t == k && st->tag == STATUS && st->payload == 100 * k && st->in_conf);
+      CHECK(r1->t == k && r1->tag == REPLY && r1->payload == 1000 + 10 * k + 1);
+      CHECK(r2->t == k && r2->tag == REPLY && r2->payload == 1000 + 10 * k + 2);
+    }
+    /* The server: both requests of an instant stored before its first read. */
+    CHECK_EQ_INT(lg.ngot[1], 6);
+    for (int k = 1; k <= 3; k++) {
+      CHECK_EQ_INT(lg.first_read[k], 2);
+      const arrival *q = &lg.got[1][2 * (k - 1)];
+      CHECK(q[0].t == k && q[0].tag == REQ && q[0].payload == 10 * k + 1 && q[0].in_conf);
+      CHECK(q[1].t == k && q[1].tag == REQ && q[1].payload == 10 * k + 2 && q[1].in_conf);
+    }
+    /* Left in the pipe at the end: the three statuses in the client's inbox. */
+    CHECK_EQ_INT(cdevs_mailbox_count(cdevs_pipe_inbox(&cs->end)), 3);
+    CHECK_EQ_INT(cdevs_mailbox_count(cdevs_pipe_inbox(&ss->end)), 0);
+    CHECK_EQ_INT(cdevs_pipe_pending(&cs->end) + cdevs_pipe_pending(&ss->end), 0);
+    CHECK_EQ_INT(destroyed, 12); /* the 6 requests and 6 replies, fetched and released */
+  }
+  cdevs_sim_free(sim);
+  CHECK_EQ_INT(destroyed, 15);
+  cdevs_model_free(root);
+  CHECK_EQ_INT(c.blocks, 0);
+  CHECK_EQ_INT(c.live, 0);
+}
+
+/*
+ * A pipe of four: a broadcaster and three receivers on a bus (the third inside a
+ * coupled model whose port the pipe passes through). At t = 1 the broadcaster puts one
+ * note (value 42, tag 7; the note owns a heap block, so a copy must copy it too). Each
+ * receiver gets its own copy and adds its number to it; receiver 1 fetches and releases
+ * its copy, 2 and 3 keep theirs. At t = 2 receiver 3 puts its note (45) back on the bus:
+ * the broadcaster and receivers 1 and 2 each get a copy of it, receiver 3 none. The
+ * simulation ends with seven notes in the pipes: leaked by nobody.
+ */
+typedef struct note {
+  int value;
+  cdevs_alloc alloc; /* of `trail` */
+  int *trail;        /* owned: the ids of the receivers that changed this copy */
+} note;
+
+static long notes_destroyed;
+static void note_destroy(void *payload_) {
+  note *n = payload_;
+  if (n->trail) n->alloc.realloc(n->alloc.ud, n->trail, 4 * sizeof(int), 0);
+  notes_destroyed++;
+}
+static const cdevs_msg_type note_type = {"note", note_destroy};
+
+static cdevs_msg *note_new(const cdevs_alloc *a, int value) {
+  cdevs_msg *m = cdevs_msg_new(a, &note_type, sizeof(note));
+  if (!m) return NULL;
+  note *n = cdevs_msg_data(m);
+  n->alloc = *a;
+  n->trail = a->realloc(a->ud, NULL, 0, 4 * sizeof(int));
+  if (!n->trail) {
+    cdevs_msg_release(m);
+    return NULL;
+  }
+  memset(n->trail, 0, 4 * sizeof(int));
+  n->value = value;
+  return m;
+}
+
+/* The copy a broadcast makes: the value and a copy of the trail, not the pointer. */
+static long note_copies;
+static cdevs_msg *note_copy(cdevs_msg *m, const cdevs_alloc *a, void *ud) {
+  (void)ud;
+  note_copies++;
+  const note *src = cdevs_msg_data(m);
+  cdevs_msg *c = note_new(a, src->value);
+  if (c) memcpy(((note *)cdevs_msg_data(c))->trail, src->trail, 4 * sizeof(int));
+  return c;
+}
+static note *note_of(cdevs_msg *m) { return m ? cdevs_msg_data(m) : NULL; }
+
+static const cdevs_port_def bus_port[] = {{"bus", CDEVS_MSG}, {NULL, CDEVS_ANY}};
+
+typedef struct bus_state {
+  int id;
+  cdevs_pipe_end end;
+  double now, next;
+  cdevs_msg *original; /* the broadcaster's own reference to what it sent */
+  int seen;            /* a receiver: the value of its copy when it arrived at t = 1 */
+} bus_state;
+
+static int bus_init(cdevs_ctx *cx, void *state, const void *arg) {
+  bus_state *s = state;
+  s->id = *(const int *)arg;
+  s->next = s->id == 0 ? 1.0 : s->id == 3 ? 2.0 : INFINITY;
+  return cdevs_pipe_open(&s->end, cx, "bus", note_copy, NULL);
+}
+static double bus_ta(const void *state) {
+  const bus_state *s = state;
+  double own = s->next - s->now, pipe = cdevs_pipe_ta(&s->end);
+  return own < pipe ? own : pipe;
+}
+static void bus_out(cdevs_ctx *cx, const void *state) { cdevs_pipe_flush(cx, &((const bus_state *)state)->end); }
+static void bus_int(cdevs_ctx *cx, void *state) {
+  bus_state *s = state;
+  cdevs_pipe_sent(&s->end);
+  s->now = cdevs_ctx_time(cx);
+  if (s->now < s->next) return;
+  s->next = INFINITY;
+  cdevs_msg *m;
+  if (s->id == 0) {
+    m = s->original = note_new(cdevs_ctx_alloc(cx), 42);
+    if (m) cdevs_msg_set_tag(m, 7);
+  } else { /* receiver 3 sends its own copy on */
+    m = cdevs_msg_retain(cdevs_mailbox_read(cdevs_pipe_inbox(&s->end), NULL, NULL));
+  }
+  if (!m || cdevs_pipe_put(&s->end, m) != CDEVS_OK) cdevs_ctx_fail(cx, "out of memory");
+  if (s->id != 0) cdevs_msg_release(m);
+}
+static void bus_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)e;
+  bus_state *s = state;
+  s->now = cdevs_ctx_time(cx);
+  if (cdevs_pipe_take(&s->end, x) != CDEVS_OK) {
+    cdevs_ctx_fail(cx, "take failed");
+    return;
+  }
+  if (s->now != 1.0 || s->id == 0) return;
+  cdevs_mailbox *in = cdevs_pipe_inbox(&s->end);
+  note *n = note_of(cdevs_mailbox_read(in, NULL, NULL));
+  if (!n) return;
+  s->seen = n->value;
+  n->value += s->id; /* changes this receiver's copy only */
+  n->trail[s->id] = 1;
+  if (s->id == 1) cdevs_msg_release(cdevs_mailbox_get(in, NULL, NULL));
+}
+static void bus_fini(void *state) {
+  bus_state *s = state;
+  cdevs_pipe_close(&s->end);
+  cdevs_msg_release(s->original);
+}
+static const cdevs_atomic_ops bus_ops = {
+    .type = "bus node", .state_size = sizeof(bus_state), .arg_size = sizeof(int), .inputs = bus_port,
+    .outputs = bus_port, .init = bus_init, .ta = bus_ta, .output = bus_out, .delta_int = bus_int,
+    .delta_ext = bus_ext, .fini = bus_fini};
+
+/* What the broadcast left, read before the simulator goes. */
+typedef struct bus_result {
+  int receivers[4];
+  int original, kept[4][3], nkept[4], trail_bits[4][3];
+  int32_t tags[4][3];
+  int seen[4]; /* the value each receiver found, before it changed its copy */
+} bus_result;
+
+/* Builds and runs the bus through a; fills r when the run succeeded. */
+static cdevs_status bus_scenario(const cdevs_alloc *a, bus_result *r) {
+  static const int ids[] = {0, 1, 2, 3};
+  cdevs_model *root = cdevs_root_new(a, "bus");
+  cdevs_model *ends[4];
+  ends[0] = cdevs_atomic_add(root, "broadcaster", &bus_ops, &ids[0]);
+  ends[1] = cdevs_atomic_add(root, "r1", &bus_ops, &ids[1]);
+  ends[2] = cdevs_atomic_add(root, "r2", &bus_ops, &ids[2]);
+  cdevs_model *wrap = cdevs_coupled_add(root, "wrap");
+  cdevs_port_add(wrap, CDEVS_IN, "bus", CDEVS_MSG);
+  cdevs_port_add(wrap, CDEVS_OUT, "bus", CDEVS_MSG);
+  cdevs_model *r3 = cdevs_atomic_add(wrap, "r3", &bus_ops, &ids[3]);
+  cdevs_pipe_connect(wrap, wrap, "bus", r3, "bus");
+  ends[3] = wrap;
+  cdevs_status st = cdevs_pipe_join(root, ends, 4, "bus");
+  cdevs_sim *sim = NULL;
+  if (!st) st = cdevs_sim_new(root, NULL, &sim);
+  if (!st) st = cdevs_sim_run(sim, 5);
+  if (!st && r) {
+    memset(r, 0, sizeof *r);
+    bus_state *s[4];
+    for (int i = 0; i < 4; i++) s[i] = cdevs_sim_state(sim, i < 3 ? ends[i] : r3);
+    for (int i = 0; i < 4; i++) {
+      r->receivers[i] = (int)cdevs_pipe_receivers(&s[i]->end);
+      cdevs_mailbox *in = cdevs_pipe_inbox(&s[i]->end);
+      r->nkept[i] = (int)cdevs_mailbox_count(in);
+      for (int k = 0; k < r->nkept[i] && k < 3; k++) {
+        cdevs_msg *m = cdevs_mailbox_at(in, (size_t)k);
+        r->kept[i][k] = note_of(m)->value;
+        r->tags[i][k] = cdevs_msg_tag(m);
+        for (int j = 1; j <= 3; j++) r->trail_bits[i][k] |= note_of(m)->trail[j] << j;
+      }
+    }
+    r->original = s[0]->original ? note_of(s[0]->original)->value : -1;
+    for (int i = 1; i < 4; i++) r->seen[i] = s[i]->seen;
+  }
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  return st;
+}
+
+static void test_pipe_broadcast(void) {
+  counting c = {0, 0, 0, 0, 0};
+  cdevs_alloc al = {counting_realloc, &c};
+  bus_result r;
+  notes_destroyed = note_copies = 0;
+  if (!CHECK_RUN(bus_scenario(&al, &r))) return;
+  for (int i = 0; i < 4; i++) CHECK_EQ_INT(r.receivers[i], 3);
+  /* Whatever order the receivers ran in, each found 42: no other's change reached it. */
+  for (int i = 1; i < 4; i++) CHECK_EQ_INT(r.seen[i], 42);
+  CHECK_EQ_INT(r.original, 42); /* the receivers changed their copies, not the original */
+  /* t = 1: three copies; t = 2: three more of receiver 3's note (45). */
+  CHECK_EQ_INT(note_copies, 6);
+  CHECK_EQ_INT(r.nkept[0], 1); /* the broadcaster: 45, from receiver 3 */
+  CHECK_EQ_INT(r.kept[0][0], 45);
+  CHECK_EQ_INT(r.trail_bits[0][0], 1 << 3); /* changed by 3 only: the trail was copied */
+  CHECK_EQ_INT(r.nkept[1], 1); /* receiver 1 fetched its 43: 45 only */
+  CHECK_EQ_INT(r.kept[1][0], 45);
+  CHECK_EQ_INT(r.nkept[2], 2); /* receiver 2: its 44, then 45 */
+  CHECK_EQ_INT(r.kept[2][0], 44);
+  CHECK_EQ_INT(r.trail_bits[2][0], 1 << 2);
+  CHECK_EQ_INT(r.kept[2][1], 45);
+  CHECK_EQ_INT(r.trail_bits[2][1], 1 << 3);
+  CHECK_EQ_INT(r.nkept[3], 1); /* receiver 3: its own 45, not its echo */
+  CHECK_EQ_INT(r.kept[3][0], 45);
+  for (int i = 0; i < 4; i++)
+    for (int k = 0; k < r.nkept[i]; k++) CHECK_EQ_INT(r.tags[i][k], 7); /* copies keep the tag */
+  /* Made: the original and six copies; gone with the simulation, with their trails. */
+  CHECK_EQ_INT(notes_destroyed, 7);
+  CHECK_EQ_INT(c.blocks, 0);
+  CHECK_EQ_INT(c.live, 0);
+  printf("pipe broadcast: 1 note to 3 receivers and 1 back to 3: %ld copies, %ld notes freed, "
+         "%ld allocations, 0 blocks left\n", note_copies, notes_destroyed, c.calls);
+
+  /* Out of memory at each allocation in turn (building, running, a copy, a trail):
+     every failure is an error of the run, and nothing is left allocated. */
+  long total = c.calls, surfaced = 0, leaks = 0;
+  for (long n = 1; n <= total; n++) {
+    memset(&c, 0, sizeof c);
+    c.fail_at = n;
+    cdevs_status st = bus_scenario(&al, NULL);
+    if (!c.failed) continue;
+    surfaced += st != CDEVS_OK;
+    if (c.blocks || c.live) {
+      leaks++;
+      fprintf(stderr, "pipe broadcast: allocation %ld of %ld failed: %ld blocks left\n", n, total, c.blocks);
+    }
+  }
+  CHECK_EQ_INT(surfaced, total);
+  CHECK_EQ_INT(leaks, 0);
+}
+
+/* Copies without a copy function (arrays), refusals, and misuse. */
+static void test_pipe_edges(void) {
+  destroyed = 0;
+  /* An end taken by hand: it broadcasts (reaches two), copies arrays by value. */
+  cdevs_pipe_end end;
+  memset(&end, 0, sizeof end);
+  end.receivers = 2;
+  end.alloc = *cdevs_alloc_default();
+  cdevs_msg *arr = cdevs_array_new(NULL, 3);
+  double *v = cdevs_array_data(arr, NULL);
+  v[0] = 1, v[1] = 2, v[2] = 3;
+  cdevs_msg_set_tag(arr, 5);
+  cdevs_value va = cdevs_msgval(arr), vi = cdevs_int(1);
+  cdevs_event ev[] = {{0, &va}, {1, &vi}};
+  cdevs_bag bag = {ev, 2};
+  CHECK(cdevs_pipe_take(&end, &bag) == CDEVS_OK); /* port 1's integer is not the pipe's */
+  cdevs_msg *got = cdevs_mailbox_read(cdevs_pipe_inbox(&end), NULL, NULL);
+  size_t n = 0;
+  double *g = cdevs_array_data(got, &n);
+  CHECK(got && got != arr && n == 3 && g && g[0] == 1 && g[1] == 2 && g[2] == 3 && cdevs_msg_tag(got) == 5);
+  g[1] = 20;
+  CHECK(v[1] == 2); /* the copy is the receiver's */
+  CHECK_EQ_INT(cdevs_msg_refs(arr), 1);
+  /* A message of another type cannot be copied without a copy function: refused whole. */
+  cdevs_msg *other = mk(NULL, 1, 1);
+  cdevs_value vo = cdevs_msgval(other);
+  cdevs_event ev2[] = {{0, &va}, {0, &vo}};
+  cdevs_bag two = {ev2, 2};
+  CHECK(cdevs_pipe_take(&end, &two) == CDEVS_EKIND);
+  CHECK_EQ_INT(cdevs_mailbox_count(cdevs_pipe_inbox(&end)), 1);
+  /* A copy that fails: nothing of the bag stored, the copies made so far released. */
+  counting c = {0, 0, 0, 0, 0};
+  cdevs_alloc al = {counting_realloc, &c};
+  end.alloc = al;
+  cdevs_event ev3[] = {{0, &va}, {0, &va}, {0, &va}};
+  cdevs_bag three = {ev3, 3};
+  c.fail_at = 2; /* the ring has room; the first copy is made, the second fails */
+  CHECK(cdevs_pipe_take(&end, &three) == CDEVS_ENOMEM);
+  CHECK_EQ_INT(cdevs_mailbox_count(cdevs_pipe_inbox(&end)), 1);
+  CHECK_EQ_INT(cdevs_mailbox_arrivals(cdevs_pipe_inbox(&end)), 1);
+  CHECK_EQ_INT(c.blocks, 0);
+  CHECK(cdevs_pipe_take(&end, NULL) == CDEVS_EINVAL);
+  CHECK(cdevs_pipe_take(NULL, &bag) == CDEVS_EINVAL);
+  cdevs_pipe_close(&end);
+  cdevs_pipe_close(&end); /* closed twice: nothing left to release */
+  cdevs_pipe_close(NULL);
+  cdevs_msg_release(arr);
+  cdevs_msg_release(other);
+  CHECK_EQ_INT(destroyed, 1);
+  CHECK(cdevs_pipe_put(NULL, arr) == CDEVS_EINVAL);
+  CHECK(cdevs_pipe_ta(NULL) == INFINITY);
+  CHECK(cdevs_pipe_inbox(NULL) == NULL);
+  CHECK_EQ_INT(cdevs_pipe_receivers(NULL) + cdevs_pipe_pending(NULL), 0);
+
+  /* Building: a pipe of one; an end whose model lacks the port; an end that reaches
+     nobody. */
+  cdevs_model *root = cdevs_root_new(NULL, "bad");
+  peer_arg pa = {NULL, 0};
+  cdevs_model *lone = cdevs_atomic_add(root, "lone", &peer_ops, &pa);
+  CHECK(cdevs_pipe_join(root, &lone, 1, "link") == CDEVS_EINVAL);
+  CHECK(strstr(cdevs_model_errmsg(root), "a pipe joins at least two ends (got 1)") != NULL);
+  cdevs_model_free(root);
+  root = cdevs_root_new(NULL, "bad");
+  cdevs_atomic_add(root, "lone", &peer_ops, &pa);
+  cdevs_sim *sim = NULL;
+  CHECK(cdevs_sim_new(root, NULL, &sim) != CDEVS_OK && sim == NULL);
+  CHECK(strstr(cdevs_model_errmsg(root), "pipe 'link' reaches no other end") != NULL);
+  cdevs_model_free(root);
+  root = cdevs_root_new(NULL, "bad");
+  int id = 1;
+  cdevs_model *b1 = cdevs_atomic_add(root, "b1", &bus_ops, &id);
+  cdevs_model *p1 = cdevs_atomic_add(root, "p1", &peer_ops, &pa);
+  cdevs_connect(root, b1, "bus", p1, "link");
+  cdevs_connect(root, p1, "link", b1, "bus");
+  sim = NULL;
+  CHECK(cdevs_sim_new(root, NULL, &sim) == CDEVS_OK); /* ports of other names are fine */
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  static const cdevs_port_def real_port[] = {{"link", CDEVS_REAL}, {NULL, CDEVS_ANY}};
+  static const cdevs_atomic_ops wrong_ops = {
+      .type = "wrong", .state_size = sizeof(peer_state), .arg_size = sizeof(peer_arg),
+      .inputs = real_port, .outputs = real_port, .init = peer_init, .ta = peer_ta, .fini = peer_fini};
+  root = cdevs_root_new(NULL, "bad");
+  cdevs_model *w1 = cdevs_atomic_add(root, "w1", &wrong_ops, &pa), *w2 = cdevs_atomic_add(root, "w2", &wrong_ops, &pa);
+  cdevs_pipe_connect(root, w1, "link", w2, "link");
+  sim = NULL;
+  CHECK(cdevs_sim_new(root, NULL, &sim) != CDEVS_OK);
+  CHECK(strstr(cdevs_model_errmsg(root), "ports must be of kind msg or any") != NULL);
+  cdevs_model_free(root);
+}
+
 int main(void) {
   test_tags();
   test_order_and_selection();
@@ -1069,5 +1553,8 @@ int main(void) {
   test_simultaneous();
   test_shared();
   test_fig7_mm1();
+  test_pipe_request_reply();
+  test_pipe_broadcast();
+  test_pipe_edges();
   return check_report("test_mailbox");
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Mailboxes (DEVSLib's messages proposal, seed section 3.2): stores of reference-counted
- * messages that persist across instants, read or fetched by a selection predicate. */
+ * messages that persist across instants, read or fetched by a selection predicate; and
+ * pipes, mailboxes inside connectors (3.3), bidirectional, copying on broadcast. */
 #ifndef CDEVS_MAILBOX_H
 #define CDEVS_MAILBOX_H
 
@@ -103,6 +104,116 @@ cdevs_msg *cdevs_mailbox_get(cdevs_mailbox *mb, cdevs_mailbox_select select, voi
 /* A predicate selecting by tag (cdevs_msg_tag): ud points to the int32_t wanted.
  *   int32_t want = ORDER;  m = cdevs_mailbox_get(&mb, cdevs_mailbox_by_tag, &want); */
 int cdevs_mailbox_by_tag(cdevs_msg *m, void *ud);
+
+/* ---- Pipes: mailboxes inside connectors ------------------------------------------- */
+
+/*
+ * DEVSLib's mailboxes inside connectors (seed 3.3): "two mailboxes, inside connectors,
+ * connected using a connect equation represent a bidirectional message communication
+ * pipe ... A message sent to one end of the pipe will be transported to the opposite
+ * end, and vice-versa. If more than two models are connected to the same pipe, a copy
+ * of the message will be transported to each receiver."
+ *
+ * A pipe end is a connector of an atomic model: an input port and an output port of the
+ * same name (kind CDEVS_MSG or CDEVS_ANY), and a cdevs_pipe_end in its state holding an
+ * inbox (what the other ends sent) and an outbox (what it puts, until it is sent). The
+ * connect equation is cdevs_pipe_connect or cdevs_pipe_join: couplings from every end
+ * to every other, so a pipe is ordinary DEVS couplings (traced, flattened, one-to-many)
+ * and an end may be a coupled model's port passed on inward. The model's part:
+ *
+ *   init    cdevs_pipe_open(&s->end, cx, "link", copy, ud)
+ *   ta      min(its own, cdevs_pipe_ta(&s->end))      0 while something waits to go
+ *   λ       cdevs_pipe_flush(cx, &s->end)            emits the outbox
+ *   δint    cdevs_pipe_sent(&s->end) first            (δconf too) drops what λ emitted
+ *   δext    cdevs_pipe_take(&s->end, x)               (δconf too) stores the arrivals
+ *   any δ   cdevs_pipe_put(&s->end, m); cdevs_mailbox_get(cdevs_pipe_inbox(&s->end), …)
+ *   fini    cdevs_pipe_close(&s->end)
+ *
+ * Timing: a message put in a transition at time t goes out at the next λ, at the same
+ * time t, and is in the receivers' inboxes before any of them runs a transition at that
+ * instant: everything sent through a pipe at an instant is stored before the first read,
+ * in both directions at once.
+ *
+ * Copies: in a pipe of two, the receiving end stores the message itself, shared with the
+ * sender as cdevs_mailbox_put shares it (change a message before putting it, not after).
+ * In a pipe of three or more every message is a broadcast, and each receiving end stores
+ * its own copy, so what one receiver changes, fetches or releases no other sees; the
+ * sender's original is released when the instant ends. An end tells the two apart by its
+ * own output's reach (cdevs_pipe_receivers): in a pipe every end reaches all the others,
+ * so it reaches more than one exactly when the senders do. A copy is made by the end's
+ * copy function, given the message and the simulation's allocator, and gets the
+ * original's tag (cdevs_msg_tag). Without one, arrays of reals (cdevs_array_new) are
+ * copied element by element, and any other message cannot be received by copy
+ * (cdevs_pipe_take fails with CDEVS_EKIND).
+ *
+ * Ownership: the end holds one reference per message in its inbox and outbox and
+ * releases them at cdevs_pipe_close, so a simulation ending (cdevs_sim_free runs fini)
+ * with messages in its pipes leaks nothing.
+ */
+
+/* A copy of message m: a new message, one reference, allocated through a (keep a copy of
+ * *a, not the pointer), whose payload equals m's and owns copies of what m's owns. NULL
+ * if out of memory. The pipe sets the copy's tag. */
+typedef cdevs_msg *(*cdevs_msg_copy_fn)(cdevs_msg *m, const cdevs_alloc *a, void *ud);
+
+/* Public to be embedded in a model's state (zeroed there: closing it is then safe);
+ * its fields are private. */
+typedef struct cdevs_pipe_end {
+  cdevs_mailbox inbox;  /* arrivals, in order */
+  cdevs_mailbox outbox; /* put since the last λ */
+  cdevs_msg_copy_fn copy;
+  void *copy_ud;
+  cdevs_alloc alloc;  /* the simulation's, for copies */
+  int in_port, out_port;
+  uint32_t receivers; /* input ports the output reaches */
+} cdevs_pipe_end;
+
+/* The connect equation of a pipe between a.a_port and b.b_port inside parent: couplings
+ * a→b and b→a (each of a, b a child of parent or parent itself, whose port is then
+ * passed on inward: an input feeding the child, the child feeding an output). Building
+ * errors are recorded on the tree as cdevs_connect records them; the first is returned. */
+cdevs_status cdevs_pipe_connect(cdevs_model *parent, cdevs_model *a, const char *a_port,
+                                cdevs_model *b, const char *b_port);
+/* A pipe joining n ends, all on a port called `port`: each end coupled to every other
+ * (n·(n − 1) couplings), DEVSLib's connect of several connectors to one pipe. n >= 2
+ * (CDEVS_EINVAL, recorded on parent, otherwise). */
+cdevs_status cdevs_pipe_join(cdevs_model *parent, cdevs_model *const *ends, size_t n, const char *port);
+
+/* In init: makes *end the end of the pipe on `port` of the model being initialised
+ * (input and output ports of that name), with empty inbox and outbox on the simulation's
+ * allocator; copy (NULL: arrays only) and ud make the copies of a broadcast.
+ * CDEVS_ENAME if either port is missing, CDEVS_ESTATE if the output reaches no other
+ * end (what it sent would vanish), CDEVS_EINVAL for NULL arguments; each with a message
+ * on the simulation (cdevs_ctx_fail). Allocates nothing. */
+cdevs_status cdevs_pipe_open(cdevs_pipe_end *end, cdevs_ctx *cx, const char *port, cdevs_msg_copy_fn copy,
+                             void *ud);
+/* Releases every message in the inbox and outbox and their storage. NULL is accepted;
+ * so is an end that was zeroed and never opened. */
+void cdevs_pipe_close(cdevs_pipe_end *end);
+
+/* DEVSLib's putmsg at this end: m goes to the other ends at the next λ (the end takes a
+ * reference; the caller keeps its own). CDEVS_EINVAL for NULL, CDEVS_ENOMEM (nothing
+ * stored or retained). */
+cdevs_status cdevs_pipe_put(cdevs_pipe_end *end, cdevs_msg *m);
+/* 0 while messages wait in the outbox, INFINITY otherwise: take the minimum with the
+ * model's own time advance. */
+double cdevs_pipe_ta(const cdevs_pipe_end *end);
+/* In λ: emits every message of the outbox, in the order put. */
+void cdevs_pipe_flush(cdevs_ctx *cx, const cdevs_pipe_end *end);
+/* In δint and δconf, before anything is put: releases the messages λ emitted. */
+void cdevs_pipe_sent(cdevs_pipe_end *end);
+/* In δext and δconf: stores the messages of bag x that arrived on the end's input port,
+ * in bag order, each copied if the pipe broadcasts (above). All or nothing: CDEVS_EKIND
+ * if a value there carries no message or cannot be copied, CDEVS_ENOMEM if storage or a
+ * copy cannot be made, CDEVS_EINVAL for NULL; then nothing is stored. */
+cdevs_status cdevs_pipe_take(cdevs_pipe_end *end, const cdevs_bag *x);
+
+/* The inbox, for cdevs_mailbox_check, _count, _read, _get. */
+cdevs_mailbox *cdevs_pipe_inbox(cdevs_pipe_end *end);
+/* How many ends the output reaches (1 in a pipe of two); the end copies when > 1. */
+uint32_t cdevs_pipe_receivers(const cdevs_pipe_end *end);
+/* Messages put and not yet released by cdevs_pipe_sent. */
+size_t cdevs_pipe_pending(const cdevs_pipe_end *end);
 
 #ifdef __cplusplus
 }
