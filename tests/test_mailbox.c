@@ -183,6 +183,22 @@ static void test_check(void) {
   CHECK_EQ_INT(cdevs_mailbox_count(&mb), 0);
   CHECK_EQ_INT(cdevs_mailbox_check(&mb), 1); /* an arrival fetched since still counts */
   CHECK_EQ_INT(cdevs_mailbox_arrivals(&mb), 3);
+  /* newmsg(): an arrival in any of a model's mailboxes, found without taking the
+     mailbox's own notice */
+  cdevs_mailbox other;
+  cdevs_mailbox_init(&other, NULL);
+  cdevs_mailbox *all[3] = {&mb, NULL, &other};
+  CHECK_EQ_INT(cdevs_mailbox_new_any(all, 3), 0);
+  m = mk(NULL, 0, 3);
+  cdevs_mailbox_put(&other, m);
+  cdevs_msg_release(m);
+  CHECK_EQ_INT(cdevs_mailbox_new_any(all, 3), 3);
+  CHECK_EQ_INT(cdevs_mailbox_new_any(all, 3), 3); /* still: nothing was checked */
+  CHECK_EQ_INT(cdevs_mailbox_new_any(all, 2), 0); /* not among the first two */
+  CHECK_EQ_INT(cdevs_mailbox_check(&other), 1);
+  CHECK_EQ_INT(cdevs_mailbox_new_any(all, 3), 0);
+  CHECK_EQ_INT(cdevs_mailbox_new_any(NULL, 3), 0);
+  cdevs_mailbox_fini(&other);
   cdevs_mailbox_fini(&mb);
 }
 

@@ -89,6 +89,11 @@ uint64_t cdevs_mailbox_arrivals(const cdevs_mailbox *mb);
  * 0 for NULL. */
 uint64_t cdevs_mailbox_check(cdevs_mailbox *mb);
 
+/* DEVSLib's newmsg(): whether any of a model's n mailboxes had arrivals since its last
+ * check: 1 + the index of the first that did, 0 if none (NULL entries are skipped). It
+ * takes no notice: cdevs_mailbox_check on that mailbox still reports its arrivals. */
+size_t cdevs_mailbox_new_any(cdevs_mailbox *const *mbs, size_t n);
+
 /* The i-th waiting message in order of arrival (0 is the oldest), borrowed, or NULL if
  * i >= count. */
 cdevs_msg *cdevs_mailbox_at(const cdevs_mailbox *mb, size_t i);

@@ -94,6 +94,12 @@ uint64_t cdevs_mailbox_check(cdevs_mailbox *mb) {
   return fresh;
 }
 
+size_t cdevs_mailbox_new_any(cdevs_mailbox *const *mbs, size_t n) {
+  for (size_t i = 0; mbs && i < n; i++)
+    if (mbs[i] && mbs[i]->arrived != mbs[i]->checked) return i + 1;
+  return 0;
+}
+
 cdevs_msg *cdevs_mailbox_at(const cdevs_mailbox *mb, size_t i) {
   if (!mb || i >= mb->n) return NULL;
   return mb->ring[slot(mb, (uint32_t)i)];
