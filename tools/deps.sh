@@ -15,8 +15,11 @@ set -euo pipefail
 # (src/io/shortest.cc, header-only; the library needs no C++ runtime).
 # libhdf5-dev: HDF5 result files (--out F.h5; linked into the command only);
 # python3-h5py: an independent reader of them, in the tests.
+# openmpi-bin and libopenmpi-dev: replications across machines (`mpirun -np N cdevs run
+# M.mo --reps K`; MPI is linked into the command only), which tests/reps_cli.cmake runs
+# and which fails without them.
 want=(cmake make gcc g++ libc6-dev time libdragonbox-dev libsundials-dev python3-scipy gnuplot-nox pkgconf groff-base
-      libhdf5-dev python3-h5py)
+      libhdf5-dev python3-h5py openmpi-bin libopenmpi-dev)
 # The fuzz targets: clang with its libFuzzer and sanitizer runtimes.
 [ "${1:-build}" = fuzz ] && want+=(clang libclang-rt-14-dev)
 # The process-model benchmark's peer: SimPy running the same M/M/1.

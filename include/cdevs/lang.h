@@ -231,6 +231,46 @@ int cdevs_mo_uses(const cdevs_mo *mo, const char *context);
  * data modules are declared in it there. cdevs_mo_add fails without one. */
 void cdevs_mo_set_context(cdevs_mo *mo, const char *context, void *ctx);
 
+/* ---- Parameters drawn from distributions ------------------------------------------
+ *
+ * `parameter Real k = Uniform(1, 2);` gives k a value drawn anew for each run: a
+ * parameter whose binding (or an element of an array literal binding) is a call of a
+ * distribution that a lower layer offers (cdevs_lang_register_random: the process
+ * layer's cdevs_proc_random, with its variates and MRG32k3a streams). The value is
+ * drawn when the model is compiled, for a package seed and a replication
+ * (cdevs_mo_load_text_rep); the loaders without them draw replication 0 of seed 0.
+ * A value computed from a drawn one is drawn too; neither may be used where the
+ * value must stay the same from one replication to the next (an array's size, a
+ * subscript, a loop's range, a constant, an experiment annotation): a located error.
+ * A distribution anywhere else (an equation, a start value) is a located error too.
+ */
+typedef struct cdevs_lang_random {
+  /* Whether name(...) is a distribution ("Uniform", "UNIF"). */
+  int (*is_dist)(const char *name);
+  /* The value of the scalar parameter `param` (its hierarchical name: "k", "t1.k[2]")
+   * drawn from t (a CDEVS_TERM_CALL as written, its arguments evaluated) for the
+   * package seed `seed` on replication `replication`: 0 and *v, or -1 with what is
+   * wrong with the distribution in msg (reported at it). */
+  int (*draw)(const cdevs_lang_term *t, const char *param, uint64_t seed, uint64_t replication, double *v,
+              char *msg, size_t size);
+} cdevs_lang_random;
+
+/* The distributions parameters may be drawn from (borrowed; one at a time: a later
+ * call replaces it, NULL removes it). Call before loading models; not thread-safe. */
+void cdevs_lang_register_random(const cdevs_lang_random *r);
+
+/* cdevs_mo_load_text with the parameters that have a distribution drawn for package
+ * seed `seed` and replication `replication` (0-based). */
+int cdevs_mo_load_text_rep(const char *name, const char *text, size_t len, FILE *diag, uint64_t seed,
+                           uint64_t replication, cdevs_mo **out);
+/* The scalar parameters the model drew, in declaration order: the name ("k[2]"), the
+ * value drawn, and the distribution as written with its arguments evaluated
+ * ("Uniform(1, 2)"; for a parameter computed from drawn ones, "(from drawn values)"). */
+size_t cdevs_mo_random_count(const cdevs_mo *mo);
+const char *cdevs_mo_random_name(const cdevs_mo *mo, size_t i);
+double cdevs_mo_random_value(const cdevs_mo *mo, size_t i);
+const char *cdevs_mo_random_law(const cdevs_mo *mo, size_t i);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,20 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* cdevs run for models with process blocks: the run's cdevs_proc (seed, replication,
  * warm-up), Arena's report at the end, and --reps K replications, on --jobs J worker
- * processes, merged in replication order (the same bytes for any J). */
-#define _GNU_SOURCE /* open_memstream */
+ * processes and under mpirun on its ranks (reps.c), merged in replication order (the
+ * same bytes for any J and any number of ranks). */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "proc_run.h"
+#include "ranks.h"
 
 cdevs_proc *cli_proc_world(const cli_proc_opts *o, const cdevs_mo_experiment *e, uint64_t replication) {
   cdevs_proc_opts po = cdevs_proc_opts_default();
@@ -341,11 +340,30 @@ static void report_across(FILE *f, const rep *reps, const uint64_t *done, size_t
 
 /* ---- Running replications ---------------------------------------------------------- */
 
+typedef struct proc_reps {
+  const cli_model *m;
+  cdevs_mo *mo; /* the model as compiled for replication 0 */
+  const cdevs_mo_experiment *e;
+  const cli_proc_opts *o;
+} proc_reps;
+
 /* Replication r to the stop time, its statistics written to out: 0; 1 when a stop
- * signal came (nothing written); -1 after saying what failed. */
-static int run_rep(cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o, uint64_t r, FILE *out) {
-  cdevs_proc *w = cli_proc_world(o, e, r);
-  if (!w) return -1;
+ * signal came (nothing written); -1 after saying what failed. A model that draws
+ * parameters is compiled again with the replication's. */
+static int run_rep(void *ud, uint64_t r, FILE *out) {
+  const proc_reps *pr = ud;
+  const cdevs_mo_experiment *e = pr->e;
+  cdevs_mo *mo = pr->mo;
+  if (r > 0 && cdevs_mo_random_count(mo) && !(mo = cli_model_load(pr->m, r, stderr))) {
+    fprintf(stderr, "cdevs run: replication %" PRIu64 ": the model does not compile with its parameters drawn\n",
+            r + 1);
+    return -1;
+  }
+  cdevs_proc *w = cli_proc_world(pr->o, e, r);
+  if (!w) {
+    if (mo != pr->mo) cdevs_mo_free(mo);
+    return -1;
+  }
   cdevs_mo_set_context(mo, "proc", w);
   cdevs_model *root = cdevs_root_new(NULL, "run");
   (void)cdevs_mo_add(root, "model", mo, e->method, e->tol, e->abstol);
@@ -380,134 +398,33 @@ static int run_rep(cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_op
   cdevs_model_free(root);
   cdevs_mo_set_context(mo, "proc", NULL);
   cdevs_proc_free(w);
+  if (mo != pr->mo) cdevs_mo_free(mo);
   return rc;
 }
 
-/* A worker's replications j, j + J, … written to fd; its exit status: 0, 1 (a
- * replication failed), or 130 (stopped by a signal). */
-static int worker(cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o, uint64_t k, unsigned j,
-                  unsigned jobs, int fd) {
-  FILE *out = fdopen(fd, "w");
-  if (!out) return 1;
-  int rc = 0;
-  for (uint64_t r = j; r < k && !rc; r += jobs) {
-    rc = run_rep(mo, e, o, r, out);
-    if (fflush(out)) rc = -1;
-  }
-  fclose(out);
-  return rc < 0 ? CLI_FAIL : rc > 0 ? CLI_INTERRUPTED : CLI_OK;
-}
-
-int cli_proc_reps(const char *path, cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o) {
+int cli_proc_reps(const cli_model *m, cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o) {
   uint64_t k = o->reps;
-  unsigned jobs = o->jobs > k ? (unsigned)k : o->jobs;
+  proc_reps pr = {m, mo, e, o};
+  double t0 = cli_now();
+  char *text = NULL;
+  unsigned jobs = 0;
+  int rc = cli_reps_run(k, o->jobs, run_rep, &pr, &text, &jobs);
+  if (cli_ranks_rank() > 0) { /* rank 0 reports */
+    free(text);
+    return rc;
+  }
   rep *reps = calloc(k, sizeof *reps);
-  char **text = calloc(jobs, sizeof *text);
-  size_t *len = calloc(jobs, sizeof *len);
-  if (!reps || !text || !len) {
-    free(reps), free(text), free(len);
+  if (!reps) {
+    free(text);
     fprintf(stderr, "cdevs run: out of memory for %" PRIu64 " replications\n", k);
     return CLI_FAIL;
   }
-  double t0 = cli_now();
-  int rc = CLI_OK;
-  if (jobs <= 1) {
-    FILE *m = open_memstream(&text[0], &len[0]);
-    int r1 = 0;
-    for (uint64_t r = 0; m && r < k && !r1; r++) r1 = run_rep(mo, e, o, r, m);
-    if (!m || fclose(m)) r1 = -1;
-    rc = r1 < 0 ? CLI_FAIL : r1 > 0 ? CLI_INTERRUPTED : CLI_OK;
-  } else {
-    /* Workers share nothing but the loaded model (copied at fork); each writes its
-     * replications' statistics to a pipe, read here as they come (a full pipe would
-     * stop a worker). */
-    pid_t *pid = calloc(jobs, sizeof *pid);
-    struct pollfd *pf = calloc(jobs, sizeof *pf);
-    for (unsigned j = 0; pf && j < jobs; j++) pf[j].fd = -1; /* no pipe (poll skips it); 0 may be a pipe */
-    size_t *cap = calloc(jobs, sizeof *cap);
-    fflush(NULL);
-    cli_catch_stop_signals(NULL); /* a stop signal to this process is passed on to the workers */
-    int forwarded = 0;
-    for (unsigned j = 0; pid && pf && cap && j < jobs; j++) {
-      int fds[2];
-      if (pipe(fds)) {
-        fprintf(stderr, "cdevs run: cannot start worker %u: %s\n", j + 1, strerror(errno));
-        rc = CLI_FAIL;
-        break;
-      }
-      pid[j] = fork();
-      if (pid[j] == 0) {
-        close(fds[0]);
-        for (unsigned i = 0; i < j; i++)
-          if (pf[i].fd >= 0) close(pf[i].fd);
-        _exit(worker(mo, e, o, k, j, jobs, fds[1]));
-      }
-      close(fds[1]);
-      if (pid[j] < 0) {
-        fprintf(stderr, "cdevs run: cannot start worker %u: %s\n", j + 1, strerror(errno));
-        close(fds[0]);
-        rc = CLI_FAIL;
-        break;
-      }
-      pf[j].fd = fds[0], pf[j].events = POLLIN;
-    }
-    if (!pid || !pf || !cap) rc = CLI_FAIL;
-    for (int open_ = 1; pf && open_;) {
-      open_ = 0;
-      for (unsigned j = 0; j < jobs; j++) open_ |= pf[j].fd >= 0;
-      if (!open_) break;
-      int np = poll(pf, jobs, 200);
-      if (cli_stop_signal() && !forwarded) { /* each worker ends its replication and stops */
-        for (unsigned j = 0; j < jobs; j++)
-          if (pid[j] > 0) kill(pid[j], cli_stop_signal());
-        forwarded = 1;
-      }
-      if (np < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      for (unsigned j = 0; j < jobs; j++) {
-        if (pf[j].fd < 0 || !(pf[j].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-        if (cap[j] - len[j] < 65536) {
-          char *nt = realloc(text[j], cap[j] * 2 + 65536);
-          if (!nt) {
-            rc = CLI_FAIL;
-            close(pf[j].fd), pf[j].fd = -1;
-            continue;
-          }
-          text[j] = nt, cap[j] = cap[j] * 2 + 65536;
-        }
-        ssize_t got = read(pf[j].fd, text[j] + len[j], cap[j] - len[j] - 1);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-          close(pf[j].fd), pf[j].fd = -1;
-          continue;
-        }
-        len[j] += (size_t)got;
-      }
-    }
-    for (unsigned j = 0; pid && j < jobs; j++) {
-      int status = 0;
-      if (pid[j] <= 0) continue;
-      while (waitpid(pid[j], &status, 0) < 0 && errno == EINTR) continue;
-      int ex = WIFEXITED(status) ? WEXITSTATUS(status) : CLI_FAIL;
-      if (WIFSIGNALED(status))
-        fprintf(stderr, "cdevs run: worker %u ended by signal %d\n", j + 1, WTERMSIG(status));
-      if (ex == CLI_FAIL) rc = CLI_FAIL;
-      else if (ex == CLI_INTERRUPTED && rc == CLI_OK) rc = CLI_INTERRUPTED;
-      if (text[j]) text[j][len[j]] = 0;
-    }
-    free(pid), free(pf), free(cap);
-  }
   rep *ref = NULL;
-  for (unsigned j = 0; j < jobs; j++) {
-    if (text[j] && rep_parse(text[j], reps, k, &ref)) {
-      fprintf(stderr, "cdevs run: a worker's statistics could not be read back, or differ from another's\n");
-      rc = CLI_FAIL;
-    }
-    free(text[j]); /* read: the statistics are in reps */
-    text[j] = NULL;
+  if (text && rep_parse(text, reps, k, &ref)) {
+    fprintf(stderr, "cdevs run: a worker's statistics could not be read back, or differ from another's\n");
+    rc = CLI_FAIL;
   }
+  free(text); /* read: the statistics are in reps */
   double wall = cli_now() - t0;
   /* The replications that ran, in order. */
   uint64_t *done = malloc(k * sizeof *done);
@@ -526,13 +443,11 @@ int cli_proc_reps(const char *path, cdevs_mo *mo, const cdevs_mo_experiment *e, 
   if (rc == CLI_INTERRUPTED)
     fprintf(stderr, "cdevs run: interrupted (%s): %zu of %" PRIu64 " replications ran and are reported\n",
             cli_signal_name(cli_stop_signal() ? cli_stop_signal() : SIGINT), nd, k);
-  fprintf(stderr, "summary: model=%s replications=%zu jobs=%u wall_s=%.6f replications_per_s=%.3g\n", path, nd, jobs,
-          wall, wall > 0 ? (double)nd / wall : 0.0);
+  cli_reps_summary(m->path, nd, jobs, wall);
   for (uint64_t r = 0; r < k; r++) /* the names' owner last: the others borrow them */
     if (&reps[r] != ref) rep_free(&reps[r]);
   if (ref) rep_free(ref);
-  for (unsigned j = 0; j < jobs; j++) free(text[j]);
-  free(reps), free(text), free(len), free(done);
+  free(reps), free(done);
   return rc;
 }
 

@@ -4,6 +4,7 @@
 #define CDEVS_CLI_PROC_RUN_H
 
 #include "cdevs/cdevs.h"
+#include "reps.h"
 
 typedef struct cli_proc_opts {
   uint64_t seed;      /* --seed: the package seed (cdevs_rng_package_seed) */
@@ -20,8 +21,14 @@ cdevs_proc *cli_proc_world(const cli_proc_opts *o, const cdevs_mo_experiment *e,
  * error; the report on stderr, MSER-5's warm-up suggestion, the report file. The exit
  * status. */
 int cli_proc_finish(cdevs_proc *w, const cdevs_mo_experiment *e, const cli_proc_opts *o, double t_end, int passive);
-/* o->reps replications on o->jobs workers, merged in replication order: the report on
- * stderr and in o->report. The exit status. */
-int cli_proc_reps(const char *path, cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o);
+/* o->reps replications on o->jobs workers (and under mpirun on every rank), merged in
+ * replication order: the report on stderr and in o->report (rank 0). mo is the model
+ * compiled for replication 0; a model that draws parameters is compiled again for
+ * each other (from m). The exit status. */
+int cli_proc_reps(const cli_model *m, cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o);
+
+/* The distributions of the process layer, for parameters of model files
+ * (src/proc/param_dist.c; cdevs_lang_register_random). */
+extern const cdevs_lang_random cdevs_proc_random;
 
 #endif

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 
 #include "cli.h"
 #include "proc_run.h"
+#include "ranks.h"
 #ifdef CDEVS_HAVE_HDF5
 #include "h5out.h"
 #endif
@@ -92,16 +94,43 @@ static char *read_model(const char *path, const char *name, size_t *len) {
   return buf;
 }
 
-/* Parses, checks and compiles a model file: 0, or the exit status after the
- * diagnostics went to stderr. */
-static int load_model(const char *path, cdevs_mo **mo) {
-  const char *name = strcmp(path, "-") ? path : "<stdin>";
-  size_t len;
-  char *text = read_model(path, name, &len);
-  if (!text) return CLI_FAIL;
-  int n = cdevs_mo_load_text(name, text, len, stderr, mo);
-  free(text);
-  if (n > 0) fprintf(stderr, "%s: %d error%s\n", name, n, n == 1 ? "" : "s");
+/* The run's settings on a compiled model (its stop time, LIQSS's Jacobian, what Zeno
+ * behaviour does, the classical integrator), for the single run and for every
+ * replication alike. */
+static void model_settings(cdevs_mo *mo, const cli_model *m) {
+  cdevs_mo_set_stop(mo, m->stop);
+  cdevs_mo_set_jacobian(mo, m->jac);
+  cdevs_mo_set_zeno(mo, m->zeno);
+#ifdef CDEVS_HAVE_ODE
+  cdevs_mo_set_ode(mo, &cdevs_ode_cvode);
+#endif
+}
+
+cdevs_mo *cli_model_load(const cli_model *m, uint64_t r, FILE *diag) {
+  cdevs_mo *mo = NULL;
+  int n = cdevs_mo_load_text_rep(m->name, m->text, m->len, diag, m->seed, r, &mo);
+  if (n > 0 && diag) fprintf(diag, "%s: %d error%s\n", m->name, n, n == 1 ? "" : "s");
+  if (n) return NULL;
+  model_settings(mo, m);
+  if (m->vars && cdevs_mo_select_outputs(mo, m->vars, diag)) {
+    cdevs_mo_free(mo);
+    return NULL;
+  }
+  return mo;
+}
+
+/* Reads (rank 0, which shares it with the other ranks), parses, checks and compiles a
+ * model file, its parameters drawn for replication 1 of m->seed: 0, with m->text
+ * set (the caller frees it), or the exit status after the diagnostics went to stderr. */
+static int load_model(cli_model *m, cdevs_mo **mo) {
+  char *text = cli_ranks_rank() == 0 ? read_model(m->path, m->name, &m->len) : NULL;
+  if (cli_ranks_share(&text, &m->len)) {
+    free(text);
+    return CLI_FAIL;
+  }
+  m->text = text;
+  int n = cdevs_mo_load_text_rep(m->name, text, m->len, stderr, m->seed, 0, mo);
+  if (n > 0) fprintf(stderr, "%s: %d error%s\n", m->name, n, n == 1 ? "" : "s");
   return n ? CLI_FAIL : CLI_OK;
 }
 
@@ -167,12 +196,15 @@ static const cli_opt run_opts[] = {
     {"plot", "FILE", "draw the results into FILE.svg or FILE.png with gnuplot"},
     {"quiet", NULL, "no progress line and no 'wrote' message"},
     {"jacobian", "exact|secant", "how LIQSS takes df/dx: exactly, or from the last step's secant"},
-    {"seed", "N", "process models: the random package seed (0, the default: L'Ecuyer's 12345s)"},
-    {"reps", "K", "process models: K independent replications (replication r on substream r); the report "
-                  "gives each statistic's mean over them with its 95% half-width"},
+    {"seed", "N", "the random package seed of process blocks and drawn parameters (0, the default: L'Ecuyer's "
+                  "12345s)"},
+    {"reps", "K", "K independent replications (replication r on substream r of every stream) of a process model, "
+                  "or of a model with parameters drawn from distributions; the report gives each statistic's or "
+                  "value's mean over them with its 95% half-width"},
     {"jobs", "J", "run the replications in J worker processes (the same report, byte for byte, for any J)"},
     {"warmup", "T", "process models: clear the statistics at start + T"},
-    {"report", "FILE", "process models: the statistics as .csv or .json (default results/MODEL.report.csv)"},
+    {"report", "FILE", "process models' statistics, or the replications' report, as .csv or .json (default "
+                       "results/MODEL.report.csv)"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_run_cmd = {
@@ -180,7 +212,25 @@ const cli_cmd cli_run_cmd = {
     "Simulates an equation model with QSS (\"-\" reads the model from standard input).\n"
     "Results stream to the --out file as the run goes; a summary line goes to stderr.\n"
     "SIGINT, SIGTERM or SIGHUP stop the run at the current instant with the results\n"
-    "up to there written and the summary saying where it stopped.",
+    "up to there written and the summary saying where it stopped.\n"
+    "A parameter may be drawn from a distribution (parameter Real k = Uniform(1, 2);,\n"
+    "the distributions of the process blocks): a run draws it on substream 0 of the\n"
+    "stream its name gives (replication 1's value, said on stderr); --reps K runs K\n"
+    "replications, each compiled with its own draw, and reports every output's value at\n"
+    "the stop time, its minimum and maximum over the run, and the parameters, as the\n"
+    "mean over the replications with its 95% half-width (--report has each run's).\n"
+#ifdef CDEVS_HAVE_MPI
+    "MPI: built in (OpenMPI). `mpirun -np N cdevs run M.mo --reps K [--jobs J]` runs\n"
+    "replications r = i, i + N, ... on rank i (on J workers each); rank 0 merges them\n"
+    "and writes the report a single process would, byte for byte. SIGINT to mpirun\n"
+    "makes it send SIGTERM to the ranks: each ends its replication and rank 0 reports\n"
+    "those that ran, unless mpirun kills the ranks first (then no report); mpirun's\n"
+    "exit status is non-zero either way.",
+#else
+    "MPI: not built in (Debian openmpi-bin and libopenmpi-dev at build time add\n"
+    "`mpirun -np N cdevs run M.mo --reps K`; without them mpirun of several ranks is\n"
+    "refused).",
+#endif
     run_opts};
 
 /* results/<model><ext> for a model file (its name without directory and extension),
@@ -301,7 +351,21 @@ static int check_out(const char *out) {
   return CLI_FAIL;
 }
 
+static int run_cmd(int argc, char **argv);
+
+/* Under mpirun every rank runs the command: the others repeat rank 0's steps up to
+ * the replications without a word (rank 0 says what they find), then run their
+ * share of them. */
 int cli_run(int argc, char **argv) {
+  cdevs_lang_register_random(&cdevs_proc_random); /* parameter Real k = Uniform(1, 2) */
+  if (cli_ranks_begin()) return CLI_FAIL;
+  if (cli_ranks_rank() > 0) cli_ranks_mute(1);
+  int rc = run_cmd(argc, argv);
+  cli_ranks_mute(0);
+  return cli_ranks_end(rc);
+}
+
+static int run_cmd(int argc, char **argv) {
   const char *out = NULL, *plot = NULL, *vars = NULL;
   double stop = NAN, tol = NAN, abstol = NAN, step = 0.0;
   cdevs_qss_method method = 0;
@@ -408,11 +472,15 @@ int cli_run(int argc, char **argv) {
     return CLI_USAGE;
   }
   if (plot && cli_plot_available("run")) return CLI_FAIL;
-  if (out && (rc = check_out(out))) return rc;
+  /* (Under mpirun rank 0 alone writes, and checks --out later: every rank must come
+     to the model text it shares.) */
+  int is_root = cli_ranks_rank() == 0, ranks = cli_ranks_size();
+  if (out && ranks == 1 && (rc = check_out(out))) return rc;
   cdevs_mo *mo = NULL;
-  if ((rc = load_model(path, &mo))) return rc;
+  cli_model m = {path, strcmp(path, "-") ? path : "<stdin>", NULL, 0, po.seed, 0.0, jac, zeno, NULL};
   char *def = NULL, *def_report = NULL;
   cdevs_proc *world = NULL;
+  if ((rc = load_model(&m, &mo))) goto done;
   cdevs_mo_experiment e;
   cdevs_mo_experiment_get(mo, &e);
   if (!isnan(stop)) e.stop = stop;
@@ -424,22 +492,22 @@ int cli_run(int argc, char **argv) {
     fprintf(stderr, "cdevs run: the stop time %g is not after the start time %g\n", e.stop, e.start);
     goto done;
   }
-  /* The model's settings, for the single run and for every replication alike. */
-  cdevs_mo_set_stop(mo, e.stop);
-  cdevs_mo_set_jacobian(mo, jac);
-  cdevs_mo_set_zeno(mo, zeno);
-#ifdef CDEVS_HAVE_ODE
-  cdevs_mo_set_ode(mo, &cdevs_ode_cvode);
-#endif
+  m.stop = e.stop;
+  model_settings(mo, &m);
   /* Process models: their elements, their replications, their report. Replications
    * write no variables; a process model with no continuous variables has its report
-   * as its result. */
+   * as its result. An equation model with parameters drawn from distributions runs
+   * replications of its own (its outputs' values, mo_reps.c). */
   int is_proc = cdevs_mo_uses(mo, "proc");
-  int reps_mode = is_proc && (po.reps > 1 || po.jobs > 1);
+  size_t ndrawn = cdevs_mo_random_count(mo);
+  int mo_reps = !is_proc && ndrawn && (po.reps > 1 || po.jobs > 1 || po.report);
+  int reps_mode = mo_reps || (is_proc && (po.reps > 1 || po.jobs > 1));
   int report_only = reps_mode || (is_proc && cdevs_mo_output_count(mo) == 0 && !vars && !out);
-  if (!is_proc && proc_flag) {
-    fprintf(stderr, "cdevs run: --%s is for models with process blocks (cdevs.Create, cdevs.Process, ...); %s has "
-                    "none\n", proc_flag, path);
+  if (!is_proc && proc_flag && (!ndrawn || !strcmp(proc_flag, "warmup"))) {
+    int warmup = !strcmp(proc_flag, "warmup");
+    fprintf(stderr, "cdevs run: --%s is for models with process blocks (cdevs.Create, cdevs.Process, ...)%s; %s has "
+                    "%s\n", proc_flag, warmup ? "" : " or parameters drawn from distributions (parameter Real k = "
+                    "Uniform(1, 2);)", path, warmup ? "none" : "neither");
     goto done;
   }
   if (reps_mode && out) {
@@ -457,19 +525,31 @@ int cli_run(int argc, char **argv) {
     goto done;
   }
   if (vars && cdevs_mo_select_outputs(mo, vars, stderr)) goto done;
+  m.vars = vars;
   rc = CLI_FAIL;
-  /* Without --out, results/<model>.csv, said on stderr: a run that writes nothing
-   * and says nothing loses its results. */
-  if (!out && !no_out && !report_only) {
-    if (!(out = def = default_path(path, ".csv", "--out"))) goto done;
-    if (!quiet) fprintf(stderr, "cdevs run: writing the results to %s (choose with --out)\n", out);
-    if ((rc = check_out(out))) goto done;
+  if (ranks > 1 && !reps_mode) { /* one run: rank 0's */
+    if (!is_root) {
+      rc = CLI_OK;
+      goto done;
+    }
+    if (out && (rc = check_out(out))) goto done;
+    rc = CLI_FAIL;
   }
-  if (is_proc && !po.report && !no_out && !(po.report = def_report = default_path(path, ".report.csv", "--report")))
-    goto done;
+  /* Without --out, results/<model>.csv, said on stderr: a run that writes nothing
+   * and says nothing loses its results. Only rank 0 writes. */
+  int ready = 1;
+  if (is_root && !out && !no_out && !report_only) {
+    ready = (out = def = default_path(path, ".csv", "--out")) != NULL;
+    if (ready && !quiet) fprintf(stderr, "cdevs run: writing the results to %s (choose with --out)\n", out);
+    if (ready && (rc = check_out(out))) ready = 0;
+  }
+  if (ready && is_root && (is_proc || mo_reps) && !po.report && !no_out)
+    ready = (po.report = def_report = default_path(path, ".report.csv", "--report")) != NULL;
+  if (reps_mode && ranks > 1 && !cli_ranks_go(ready)) ready = 0;
+  if (!ready) goto done;
   po.quiet = quiet;
   if (reps_mode) {
-    rc = cli_proc_reps(path, mo, &e, &po);
+    rc = is_proc ? cli_proc_reps(&m, mo, &e, &po) : cli_mo_reps(&m, mo, &e, &po);
     goto done;
   }
   if (is_proc) {
@@ -575,6 +655,15 @@ int cli_run(int argc, char **argv) {
     snprintf(stopped + n, sizeof stopped - n, " zeno=%llu (events accumulating at t=%.10g, %s)",
              (unsigned long long)ms.zeno, ms.zeno_t, zeno == CDEVS_ZENO_CONTINUE ? "run through" : "stopped there");
   }
+  if (ndrawn) { /* the values of replication 1 of --reps: substream 0 of each parameter's stream */
+    size_t n = strlen(stopped);
+    snprintf(stopped + n, sizeof stopped - n, " drawn_parameters=%zu seed=%" PRIu64 " substream=0", ndrawn, po.seed);
+    fprintf(stderr, "parameters drawn on substream 0 of seed %" PRIu64 " (replication 1 of --reps):", po.seed);
+    for (size_t i = 0; i < ndrawn && i < 8; i++)
+      fprintf(stderr, "%s %s = %.10g ~ %s", i ? "," : "", cdevs_mo_random_name(mo, i), cdevs_mo_random_value(mo, i),
+              cdevs_mo_random_law(mo, i));
+    fprintf(stderr, "%s\n", ndrawn > 8 ? ", ..." : "");
+  }
   if (world) {
     cdevs_stats ks;
     cdevs_sim_stats(sim, &ks);
@@ -624,6 +713,7 @@ int cli_run(int argc, char **argv) {
   }
 done:
   cdevs_mo_free(mo);
+  free((char *)m.text);
   free(def), free(def_report);
   return rc;
 }
@@ -651,9 +741,15 @@ int cli_check(int argc, char **argv) {
   /* Everything `run` would reject short of simulating: parse, check, and compile
    * (which runs the initial algorithm and sorts the algebraic equations). */
   cdevs_mo *mo = NULL;
-  if ((rc = load_model(pos[0], &mo))) return rc;
-  size_t ns = cdevs_mo_state_count(mo);
-  printf("%s: ok (%zu state%s)\n", strcmp(pos[0], "-") ? pos[0] : "<stdin>", ns, ns == 1 ? "" : "s");
+  cli_model m = {pos[0], strcmp(pos[0], "-") ? pos[0] : "<stdin>", NULL, 0, 0, 0.0, CDEVS_JAC_EXACT, CDEVS_ZENO_STOP, NULL};
+  cdevs_lang_register_random(&cdevs_proc_random); /* their parameters are checked by a draw */
+  rc = load_model(&m, &mo);
+  free((char *)m.text);
+  if (rc) return rc;
+  size_t ns = cdevs_mo_state_count(mo), nd = cdevs_mo_random_count(mo);
+  printf("%s: ok (%zu state%s", m.name, ns, ns == 1 ? "" : "s");
+  if (nd) printf(", %zu parameter%s drawn from distributions", nd, nd == 1 ? "" : "s");
+  printf(")\n");
   cdevs_mo_free(mo);
   return CLI_OK;
 }

@@ -97,6 +97,15 @@ int cdevs_lang_register(const cdevs_lang_library *lib) {
   return 0;
 }
 
+/* The distributions parameters may be drawn from (cdevs_lang_register_random). */
+static const cdevs_lang_random *random_lib;
+
+void cdevs_lang_register_random(const cdevs_lang_random *r) { random_lib = r; }
+
+const cdevs_lang_random *lang_random(void) { return random_lib; }
+
+int lang_is_dist(const char *name) { return random_lib && name && random_lib->is_dist(name); }
+
 const lang_block *lang_block_find(const char *name) {
   for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
     if (strcmp(blocks[i].name, name) == 0) return &blocks[i];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Library blocks by name, for component declarations in model files: the blocks layer's
- * own, and those other layers register (cdevs_lang_register). */
+ * own, and those other layers register (cdevs_lang_register); and the distributions
+ * parameters may be drawn from (cdevs_lang_register_random). */
 #ifndef CDEVS_LANG_BLOCKS_MAP_H
 #define CDEVS_LANG_BLOCKS_MAP_H
 
@@ -29,5 +30,9 @@ size_t lang_block_names(const char **out, size_t max);
 const char *lang_block_context(const lang_block *b);
 /* A block's ports in a direction (NULL: none, as for a data module). */
 const cdevs_port_def *lang_block_ports(const lang_block *b, cdevs_dir dir);
+/* The distributions registered for parameters (NULL: none), and whether name(...)
+ * is one of them. */
+const cdevs_lang_random *lang_random(void);
+int lang_is_dist(const char *name);
 
 #endif

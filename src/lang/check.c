@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocks_map.h"
 #include "lang_impl.h"
 
 static const char *const builtins[] = {
@@ -111,7 +112,10 @@ static void check_expr(scope *s, const node *n) {
     int user = 0;
     for (int i = 0; i < s->m->nfuncs; i++)
       if (strcmp(s->m->funcs[i], n->name) == 0) user = 1;
-    if (!user && !is_builtin(n->name)) {
+    if (!user && !is_builtin(n->name) && lang_is_dist(n->name)) {
+      lang_error(s->d, n->line, n->col, "%s() draws a parameter's value: it can only be a parameter's binding "
+                 "(parameter Real p = %s(...);), and p used here", n->name, n->name);
+    } else if (!user && !is_builtin(n->name)) {
       unknown(s, n, "function", 1);
     } else if (strcmp(f, "der") == 0) {
       if (n->nkid != 1 || n->kid[0]->kind != X_REF) {
@@ -131,6 +135,18 @@ static void check_expr(scope *s, const node *n) {
     break;
   }
   for (int i = 0; i < n->nkid; i++) check_expr(s, n->kid[i]);
+}
+
+/* A parameter's binding: a distribution (Uniform(1, 2)), or an array literal of
+ * them and expressions, draws its value; only the arguments are expressions. */
+static void check_binding(scope *s, const node *n) {
+  if (n && n->kind == X_CALL && lang_is_dist(n->name)) {
+    for (int i = 0; i < n->nkid; i++) check_expr(s, n->kid[i]);
+  } else if (n && n->kind == X_ARRAY) {
+    for (int i = 0; i < n->nkid; i++) check_binding(s, n->kid[i]);
+  } else {
+    check_expr(s, n);
+  }
 }
 
 static void check_items(scope *s, const node *list, int stmt);
@@ -241,7 +257,10 @@ int lang_check(const ast_model *m, lang_diag *d) {
       }
     if (a->dims)
       for (int k = 0; k < a->dims->nkid; k++) check_expr(&s, a->dims->kid[k]);
-    check_expr(&s, a->value);
+    if (a->kind == D_PARAM)
+      check_binding(&s, a->value);
+    else
+      check_expr(&s, a->value);
     if (!a->block) check_expr(&s, a->start);
   }
   check_items(&s, m->equations, 0);

@@ -63,6 +63,19 @@ int lang_builtin_const(const char *name, double *v) {
   return 0;
 }
 
+/* A value drawn from a distribution, or computed from one, read at n (of s): noted
+ * (read_rnd), or an error where the value must be the same in every replication.
+ * 1 after the error. */
+static int drawn_here(comp *c, const node *n, const sym *s) {
+  if (!c->fixed_what) {
+    c->read_rnd = 1;
+    return 0;
+  }
+  lang_error(c->d, n->line, n->col, "'%s' is drawn from a distribution (line %d), so it changes from one replication "
+             "to the next: it cannot be used in %s", n->name, LANG_LINE(s->d->line), c->fixed_what);
+  return 1;
+}
+
 /* Scalar value of a variable at compile time (constants, parameters, and during the
  * initial algorithm every variable's current value). */
 static double var_value(comp *c, const node *n, int *ok) {
@@ -88,6 +101,10 @@ static double var_value(comp *c, const node *n, int *ok) {
   }
   if (!c->in_initial && s->cls != V_CONST && s->cls != V_PARAM) {
     lang_error(c->d, n->line, n->col, "'%s' is not a constant here", n->name);
+    *ok = 0;
+    return 0.0;
+  }
+  if (c->rnd && c->rnd[f] && drawn_here(c, n, s)) {
     *ok = 0;
     return 0.0;
   }
@@ -143,14 +160,25 @@ static double fold_value(comp *c, const node *n, int prod, int *ok) {
     *ok = 0;
     return 0.0;
   }
-  for (uint32_t k = 0; k < s->size; k++)
+  for (uint32_t k = 0; k < s->size; k++) {
+    if (c->rnd && c->rnd[s->first_flat + k] && drawn_here(c, x, s)) {
+      *ok = 0;
+      return 0.0;
+    }
     a.acc = prod ? a.acc * c->cval[s->first_flat + k] : a.acc + c->cval[s->first_flat + k];
+  }
   return a.acc;
 }
 
 static double call_value(comp *c, const node *n, int *ok) {
   const char *f = strncmp(n->name, "math.", 5) == 0 ? n->name + 5 : n->name;
   if ((!strcmp(f, "sum") || !strcmp(f, "product")) && n->nkid == 1) return fold_value(c, n, f[0] == 'p', ok);
+  if (lang_is_dist(n->name)) {
+    lang_error(c->d, n->line, n->col, "%s() draws a parameter's value: declare one (parameter Real p = %s(...);) and "
+               "use it here", n->name, n->name);
+    *ok = 0;
+    return 0.0;
+  }
   double a = n->nkid > 0 ? lang_ceval(c, n->kid[0], ok) : 0.0;
   double b = n->nkid > 1 ? lang_ceval(c, n->kid[1], ok) : 0.0;
   if (!*ok) return 0.0; /* an argument failed (reported) */
@@ -254,7 +282,11 @@ int lang_flat_index(comp *c, const sym *s, const node *ref, uint32_t *out) {
       lang_error(c->d, ref->kid[k]->line, ref->kid[k]->col, "':' is allowed only in MMO_Output");
       return -1;
     }
-    if (ceval_int(c, ref->kid[k], &i)) return -1;
+    const char *fixed = c->fixed_what;
+    c->fixed_what = "a subscript";
+    int bad = ceval_int(c, ref->kid[k], &i);
+    c->fixed_what = fixed;
+    if (bad) return -1;
     if (i < 1 || i > s->dims[k]) {
       lang_error(c->d, ref->kid[k]->line, ref->kid[k]->col, "index %ld out of bounds 1..%d of '%s'", i,
                  s->dims[k], s->d->name);
@@ -324,6 +356,67 @@ static const node *elem_enter(comp *c, const sym *s, const node *e, int across, 
                per == 1 ? "" : "s", e->nkid);
   elem_leave(c, s);
   return NULL;
+}
+
+/* The name of element k of s: x, x[3], u[2,5]. */
+static void flat_name(const sym *s, uint32_t k, char *buf, size_t size) {
+  if (s->ndims == 0)
+    snprintf(buf, size, "%s", s->d->name);
+  else if (s->ndims == 1)
+    snprintf(buf, size, "%s[%u]", s->d->name, k + 1);
+  else
+    snprintf(buf, size, "%s[%u,%u]", s->d->name, k / (uint32_t)s->dims[1] + 1, k % (uint32_t)s->dims[1] + 1);
+}
+
+static int is_dist_call(const node *e) { return e->kind == X_CALL && lang_is_dist(e->name); }
+
+/* Flat scalar f among the parameters drawn (law NULL: computed from drawn values):
+ * 0, or -1 when out of memory. */
+static int note_drawn(comp *c, uint32_t f, const char *law) {
+  cdevs_mo *mo = c->mo;
+  uint32_t n = mo->ndrawn;
+  uint32_t *nf = realloc(mo->drawn, (n + 1) * sizeof *nf);
+  if (nf) mo->drawn = nf;
+  double *nv = nf ? realloc(mo->drawn_val, (n + 1) * sizeof *nv) : NULL;
+  if (nv) mo->drawn_val = nv;
+  char **nl = nv ? realloc(mo->drawn_law, (n + 1) * sizeof *nl) : NULL;
+  if (nl) mo->drawn_law = nl;
+  char *copy = law ? lang_dup(law) : NULL;
+  if (!nl || (law && !copy)) {
+    free(copy);
+    return c->oom = 1, -1;
+  }
+  mo->drawn[n] = f, mo->drawn_val[n] = NAN, mo->drawn_law[n] = copy; /* the value once compiled */
+  mo->ndrawn = n + 1;
+  return 0;
+}
+
+static int term_build(comp *c, cdevs_mo *mo, const node *v, cdevs_lang_term *t, int depth);
+static void term_free(cdevs_lang_term *t);
+
+/* Element k of parameter s drawn from the distribution e (Uniform(1, 2)), on the
+ * stream of its name and the substream of the replication: its value; *ok = 0 after
+ * a located error (the distribution's parameters). */
+static double draw_param(comp *c, const sym *s, uint32_t k, const node *e, int *ok) {
+  char name[300], msg[256] = "", law[512];
+  flat_name(s, k, name, sizeof name);
+  cdevs_lang_term t;
+  double v = 0.0;
+  int rc = term_build(c, c->mo, e, &t, 0);
+  if (!rc && lang_random()->draw(&t, name, c->seed, c->rep, &v, msg, sizeof msg)) {
+    lang_error(c->d, e->line, e->col, "%s of parameter '%s': %s", e->name, name, msg[0] ? msg : "not a valid distribution");
+    rc = -1;
+  }
+  if (!rc) { /* the law as written, its arguments evaluated */
+    size_t len = (size_t)snprintf(law, sizeof law, "%s(", e->name);
+    for (int i = 0; i < t.n && len < sizeof law; i++)
+      len += (size_t)snprintf(law + len, sizeof law - len, "%s%.10g", i ? ", " : "", t.kid[i].num);
+    if (len < sizeof law) snprintf(law + len, sizeof law - len, ")");
+    rc = note_drawn(c, s->first_flat + k, law);
+  }
+  term_free(&t);
+  if (rc) *ok = 0;
+  return v;
 }
 
 static int declare(comp *c) {
@@ -396,7 +489,10 @@ static int declare(comp *c) {
       int bad = 0;
       for (int k = 0; k < s->ndims && !bad; k++) {
         long n;
-        if ((bad = ceval_int(c, d->dims->kid[k], &n) != 0)) break;
+        c->fixed_what = "an array's size";
+        bad = ceval_int(c, d->dims->kid[k], &n) != 0;
+        c->fixed_what = NULL;
+        if (bad) break;
         if ((bad = n < 1 || n > 10000000)) {
           lang_error(c->d, d->dims->kid[k]->line, d->dims->kid[k]->col, "size %ld of '%s' is out of range", n,
                      d->name);
@@ -427,25 +523,43 @@ static int declare(comp *c) {
       break;
     }
     c->cval = nv;
-    for (uint32_t k = s->first_flat; k < flat; k++) c->cval[k] = 0.0;
+    uint8_t *nr = realloc(c->rnd, flat ? flat : 1);
+    if (!nr) {
+      c->oom = 1;
+      break;
+    }
+    c->rnd = nr;
+    for (uint32_t k = s->first_flat; k < flat; k++) c->cval[k] = 0.0, c->rnd[k] = 0;
     /* (An input's binding is its equation when nothing is connected to it.) */
     const node *init = d->value && d->kind != D_INPUT ? d->value : d->start;
     if (init) {
       c->in_initial = 1;
-      int ok = 1;
+      c->read_rnd = 0;
+      if (d->kind == D_CONST) c->fixed_what = "a constant's value";
+      int ok = 1, param = d->kind == D_PARAM && init == d->value;
+      uint32_t drawn = c->mo->ndrawn;
       if (init->kind == X_ARRAY || d->elem) { /* element by element */
         int across = init == d->value ? d->value_across : d->start_across;
         for (uint32_t k = 0; k < s->size && ok; k++) {
           const node *e = elem_enter(c, s, init, across, k);
           if (!e) break;
-          c->cval[s->first_flat + k] = lang_ceval(c, e, &ok);
+          c->cval[s->first_flat + k] = param && is_dist_call(e) ? draw_param(c, s, k, e, &ok) : lang_ceval(c, e, &ok);
           elem_leave(c, s);
         }
+      } else if (param && is_dist_call(init)) { /* each element its own draw */
+        for (uint32_t k = 0; k < s->size && ok; k++) c->cval[s->first_flat + k] = draw_param(c, s, k, init, &ok);
       } else {
         double v = lang_ceval(c, init, &ok);
         for (uint32_t k = s->first_flat; k < flat; k++) c->cval[k] = v;
       }
+      c->fixed_what = NULL;
       c->in_initial = 0;
+      if (ok && (c->mo->ndrawn != drawn || c->read_rnd)) { /* its value changes from one replication to the next */
+        for (uint32_t k = s->first_flat; k < flat; k++) c->rnd[k] = 1;
+        if (param && c->mo->ndrawn == drawn) /* computed from drawn values */
+          for (uint32_t k = 0; k < s->size && ok; k++) ok = !note_drawn(c, s->first_flat + k, NULL);
+        if (!ok) break;
+      }
     }
   }
   free(is_state);
@@ -471,25 +585,27 @@ static int exec_list(comp *c, const node *list);
 int lang_exec_for(comp *c, const node *n, int (*body)(comp *, const node *, void *), void *ud) {
   const node *r = n->kid[0];
   long lo, step = 1;
-  double hi;
+  double hi = 0.0;
   if (r->kind != X_RANGE) {
     lang_error(c->d, r->line, r->col, "a for loop needs a range a:b");
     return -1;
   }
-  if (ceval_int(c, r->kid[0], &lo)) return -1;
+  const char *fixed = c->fixed_what;
+  c->fixed_what = "a loop's range";
   /* The upper bound may be real (N/3): the loop runs while i <= bound. */
-  int ok = 1;
-  if (r->nkid == 3) {
-    if (ceval_int(c, r->kid[1], &step)) return -1;
-    hi = lang_ceval(c, r->kid[2], &ok);
-    if (step == 0) {
-      lang_error(c->d, r->line, r->col, "a range step must not be 0");
-      return -1;
-    }
-  } else {
+  int ok = !ceval_int(c, r->kid[0], &lo);
+  if (ok && r->nkid == 3) {
+    ok = !ceval_int(c, r->kid[1], &step);
+    if (ok) hi = lang_ceval(c, r->kid[2], &ok);
+  } else if (ok) {
     hi = lang_ceval(c, r->kid[1], &ok);
   }
+  c->fixed_what = fixed;
   if (!ok) return -1;
+  if (step == 0) {
+    lang_error(c->d, r->line, r->col, "a range step must not be 0");
+    return -1;
+  }
   if (!isfinite(hi) || fabs(hi) > 1e9) {
     lang_error(c->d, r->line, r->col, "the loop bound %g is out of range", hi);
     return -1;
@@ -532,9 +648,11 @@ static int exec_item(comp *c, const node *n) {
     uint32_t f;
     if (!s || lang_flat_index(c, s, l, &f)) return -1;
     int ok = 1;
+    c->read_rnd = 0;
     double v = lang_ceval(c, n->kid[1], &ok);
     if (!ok) return -1;
     c->cval[f] = v;
+    if (c->read_rnd) c->rnd[f] = 1;
     return 0;
   }
   case Q_FOR: return lang_exec_for(c, n, exec_for_body, NULL);
@@ -690,7 +808,9 @@ static int annot_number(comp *c, const annot *a, double *out) {
   }
   int ok = 1;
   int saved = c->d->errors;
+  c->fixed_what = "an experiment annotation";
   double r = lang_ceval(c, v, &ok);
+  c->fixed_what = NULL;
   if (!ok) {
     /* ceval has said why, at the expression; one error, not two */
     if (c->d->errors == saved) lang_error(c->d, a->line, a->col, "%s needs a number", a->key);
@@ -820,6 +940,38 @@ int lang_add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port) 
   return 0;
 }
 
+/* The subscripts of an output reference r of s, each an index, ':' (all) or a range
+ * a:b or a:step:b, into lo, step, hi: 0, or -1 after a located error. */
+static int output_subscripts(comp *c, const sym *s, const node *r, long *lo, long *step, long *hi) {
+  for (int k = 0; k < s->ndims; k++) {
+    const node *x = r->kid[k];
+    step[k] = 1;
+    if (x->kind == X_COLON) {
+      lo[k] = 1, hi[k] = s->dims[k];
+      continue;
+    }
+    if (x->kind != X_RANGE) {
+      if (ceval_int(c, x, &lo[k])) return -1;
+      hi[k] = lo[k];
+    } else if (ceval_int(c, x->kid[0], &lo[k]) || ceval_int(c, x->kid[x->nkid - 1], &hi[k]) ||
+               (x->nkid == 3 && ceval_int(c, x->kid[1], &step[k]))) {
+      return -1;
+    }
+    if (step[k] < 1) {
+      lang_error(c->d, x->line, x->col, "an output range needs a positive step");
+      return -1;
+    }
+    long last = lo[k] + (hi[k] - lo[k]) / step[k] * step[k]; /* the last index taken */
+    if (hi[k] < lo[k]) last = lo[k] - 1;
+    if (lo[k] < 1 || (last >= lo[k] && last > s->dims[k])) {
+      lang_error(c->d, x->line, x->col, "index %ld out of bounds 1..%d of '%s'", lo[k] < 1 ? lo[k] : last,
+                 s->dims[k], s->d->name);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* One output reference (x, x[3], x[:], u[2, :]) from the syntax tree, in the
  * annotation key (MMO_Output, MMO_BDF_Part) for messages. */
 static int output_ref(comp *c, cdevs_mo *mo, const node *r, const char *key) {
@@ -849,34 +1001,11 @@ static int output_ref(comp *c, cdevs_mo *mo, const node *r, const char *key) {
     uint32_t f;
     return lang_flat_index(c, s, r, &f); /* reports the subscript count */
   }
-  /* Each subscript is an index, ':' (all) or a range a:b or a:step:b. */
   long lo[2], step[2], hi[2];
-  for (int k = 0; k < s->ndims; k++) {
-    const node *x = r->kid[k];
-    step[k] = 1;
-    if (x->kind == X_COLON) {
-      lo[k] = 1, hi[k] = s->dims[k];
-      continue;
-    }
-    if (x->kind != X_RANGE) {
-      if (ceval_int(c, x, &lo[k])) return -1;
-      hi[k] = lo[k];
-    } else if (ceval_int(c, x->kid[0], &lo[k]) || ceval_int(c, x->kid[x->nkid - 1], &hi[k]) ||
-               (x->nkid == 3 && ceval_int(c, x->kid[1], &step[k]))) {
-      return -1;
-    }
-    if (step[k] < 1) {
-      lang_error(c->d, x->line, x->col, "an output range needs a positive step");
-      return -1;
-    }
-    long last = lo[k] + (hi[k] - lo[k]) / step[k] * step[k]; /* the last index taken */
-    if (hi[k] < lo[k]) last = lo[k] - 1;
-    if (lo[k] < 1 || (last >= lo[k] && last > s->dims[k])) {
-      lang_error(c->d, x->line, x->col, "index %ld out of bounds 1..%d of '%s'", lo[k] < 1 ? lo[k] : last,
-                 s->dims[k], s->d->name);
-      return -1;
-    }
-  }
+  c->fixed_what = "an experiment annotation";
+  int rc = output_subscripts(c, s, r, lo, step, hi);
+  c->fixed_what = NULL;
+  if (rc) return -1;
   long i0 = lo[0];
   for (; i0 <= hi[0]; i0 += step[0]) {
     if (s->ndims == 1) {
@@ -1160,6 +1289,8 @@ void cdevs_mo_free(cdevs_mo *mo) {
   free(mo->bdf_part);
   free(mo->names), free(mo->cls), free(mo->cidx), free(mo->out_kind), free(mo->out_index);
   free(mo->out_names);
+  for (uint32_t i = 0; i < mo->ndrawn; i++) free(mo->drawn_law[i]);
+  free(mo->drawn), free(mo->drawn_val), free(mo->drawn_law);
   free(mo);
 }
 
@@ -1174,13 +1305,7 @@ static int compile(comp *c, cdevs_mo *mo) {
     const sym *s = &c->syms[i];
     for (uint32_t k = 0; k < s->size; k++) {
       char buf[300];
-      if (s->ndims == 0)
-        snprintf(buf, sizeof buf, "%s", s->d->name);
-      else if (s->ndims == 1)
-        snprintf(buf, sizeof buf, "%s[%u]", s->d->name, k + 1);
-      else
-        snprintf(buf, sizeof buf, "%s[%u,%u]", s->d->name, k / (uint32_t)s->dims[1] + 1,
-                 k % (uint32_t)s->dims[1] + 1);
+      flat_name(s, k, buf, sizeof buf);
       mo->names[s->first_flat + k] = lang_dup(buf);
       if (!mo->names[s->first_flat + k]) return c->oom = 1, -1;
     }
@@ -1190,6 +1315,7 @@ static int compile(comp *c, cdevs_mo *mo) {
   int bad = exec_list(c, m->initial);
   c->in_initial = 0;
   if (bad) return -1;
+  for (uint32_t i = 0; i < mo->ndrawn; i++) mo->drawn_val[i] = c->cval[mo->drawn[i]];
   /* A parameter, constant or start value that overflowed (1e308*10, exp(1000)) or is
    * undefined would run as if nothing were wrong: an error at its declaration. */
   for (uint32_t f = 0; f < c->nflat; f++)
@@ -1396,23 +1522,31 @@ static int compile(comp *c, cdevs_mo *mo) {
   return c->d->errors ? -1 : 0;
 }
 
-static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_mo **out);
+static int load_src(const char *path, char *buf, size_t len, FILE *diag, uint64_t seed, uint64_t rep,
+                    cdevs_mo **out);
 
-int cdevs_mo_load_text(const char *name, const char *text, size_t len, FILE *diag, cdevs_mo **out) {
+int cdevs_mo_load_text_rep(const char *name, const char *text, size_t len, FILE *diag, uint64_t seed,
+                           uint64_t replication, cdevs_mo **out) {
   *out = NULL;
   char *buf = lang_copy_text(name, text, len, diag);
-  return buf ? load_src(name, buf, len, diag, out) : -1;
+  return buf ? load_src(name, buf, len, diag, seed, replication, out) : -1;
+}
+
+int cdevs_mo_load_text(const char *name, const char *text, size_t len, FILE *diag, cdevs_mo **out) {
+  return cdevs_mo_load_text_rep(name, text, len, diag, 0, 0, out);
 }
 
 int cdevs_mo_load(const char *path, FILE *diag, cdevs_mo **out) {
   *out = NULL;
   size_t len;
   char *buf = lang_read_file(path, diag, &len);
-  return buf ? load_src(path, buf, len, diag, out) : -1;
+  return buf ? load_src(path, buf, len, diag, 0, 0, out) : -1;
 }
 
-/* Parses, checks and compiles buf (NUL-terminated, taken and freed). */
-static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_mo **out) {
+/* Parses, checks and compiles buf (NUL-terminated, taken and freed), drawing the
+ * parameters that have a distribution for package seed `seed`, replication `rep`. */
+static int load_src(const char *path, char *buf, size_t len, FILE *diag, uint64_t seed, uint64_t rep,
+                    cdevs_mo **out) {
   lang_src src = {path, buf, len};
   lang_diag d = {.src = &src, .out = diag};
   lang_arena *a = arena_new();
@@ -1423,6 +1557,7 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
   c.m = &m;
   c.d = &d;
   cdevs__crand_seed(&c.rng, 1);
+  c.seed = seed, c.rep = rep;
   c.mo = mo;
   c.a = a;
   int errors = -1;
@@ -1446,7 +1581,7 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, cdevs_m
     mo->spec.n_cross = c.ncross;
   }
   free(c.syms), free(c.cls), free(c.cidx), free(c.cval), free(c.code), free(c.der_set), free(c.alg_set);
-  free(c.alg_line), free(c.alg_col), free(c.der_line), free(c.xdisc0), free(c.relh);
+  free(c.alg_line), free(c.alg_col), free(c.der_line), free(c.xdisc0), free(c.relh), free(c.rnd);
   arena_free(a);
   free(buf);
   if (errors != 0) {

@@ -41,6 +41,15 @@ typedef struct comp {
    * a whole-array reference u reads u[elem] (elem_size: the equation's size). */
   uint32_t elem, elem_size;
   cdevs__crand rng; /* rand() in start values and the initial algorithm */
+  /* Parameters drawn from distributions (cdevs_lang_register_random): the run's
+   * package seed and replication; per flat scalar, whether its value was drawn or
+   * computed from a drawn one (rnd); read_rnd: such a value was read since it was
+   * cleared; fixed_what: where the expression being evaluated is, when it must not
+   * read one ("an array's size"), else NULL. */
+  uint64_t seed, rep;
+  uint8_t *rnd;
+  int read_rnd;
+  const char *fixed_what;
   /* bytecode under construction */
   bc_ins *code;
   uint32_t ncode, capcode;
@@ -161,6 +170,12 @@ struct cdevs_mo {
   cdevs_model *bdf;
   cdevs__sys_arg bdf_arg;
   uint32_t bdf_states; /* in the classical part */
+  /* The parameters drawn (cdevs_mo_random_*): flat scalars, values, and the laws as
+   * written (NULL: computed from drawn values). */
+  uint32_t ndrawn;
+  uint32_t *drawn;
+  double *drawn_val;
+  char **drawn_law;
 };
 
 

@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -34,6 +35,14 @@ int cdevs_mo_method_parse(const char *name, cdevs_qss_method *m) {
 static int is_classical(cdevs_qss_method m) { return m == CDEVS_CVODE_BDF || m == CDEVS_CVODE_AM; }
 void cdevs_mo_set_jacobian(cdevs_mo *mo, cdevs_mo_jacobian j) {
   if (mo) mo->jacobian = j;
+}
+size_t cdevs_mo_random_count(const cdevs_mo *mo) { return mo->ndrawn; }
+const char *cdevs_mo_random_name(const cdevs_mo *mo, size_t i) {
+  return i < mo->ndrawn ? mo->names[mo->drawn[i]] : NULL;
+}
+double cdevs_mo_random_value(const cdevs_mo *mo, size_t i) { return i < mo->ndrawn ? mo->drawn_val[i] : NAN; }
+const char *cdevs_mo_random_law(const cdevs_mo *mo, size_t i) {
+  return i >= mo->ndrawn ? NULL : mo->drawn_law[i] ? mo->drawn_law[i] : "(from drawn values)";
 }
 size_t cdevs_mo_output_count(const cdevs_mo *mo) { return mo->n_out; }
 const char *cdevs_mo_output_name(const cdevs_mo *mo, size_t i) { return i < mo->n_out ? mo->out_names[i] : NULL; }
