@@ -53,6 +53,12 @@ expect_fail(2 "usage: cdevs check MODEL.mo" check)
 # check compiles too: what only the compiler finds (an unknown with no equation).
 file(WRITE ${WORK}/noeq.mo "model noeq\n  Real x, y;\nequation\n  der(x) = -y;\nend noeq;\n")
 expect_fail(1 "noeq.mo:2:11: error: no equation defines 'y'" check noeq.mo)
+# A binding reading a parameter declared after it, or itself: an error (it read 0, a
+# wrong answer with exit status 0).
+file(WRITE ${WORK}/fwd.mo "model fwd\n  parameter Real k = 2*y;\n  parameter Real y = 3;\n  Real x(start = 1);\nequation\n  der(x) = -k*x;\nend fwd;\n")
+expect_fail(1 "fwd.mo:2:24: error: 'y' is used before its declaration" check fwd.mo)
+file(WRITE ${WORK}/self.mo "model self\n  parameter Real k = 1 + k;\n  Real x(start = k);\nequation\n  der(x) = -x;\nend self;\n")
+expect_fail(1 "self.mo:2:26: error: 'k' is used before its declaration" check self.mo)
 # One that nothing reads (QSS Solver's buck_term declares two) is a warning.
 file(WRITE ${WORK}/unused.mo "model unused\n  Real x(start = 1), y;\nequation\n  der(x) = -x;\nend unused;\n")
 execute_process(COMMAND ${CDEVS} check unused.mo RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err

@@ -89,8 +89,9 @@ static double var_value(comp *c, const node *n, int *ok) {
     return 0.0;
   }
   uint32_t f;
-  if (s->first_flat + s->size > c->nflat || !c->cval) {
-    /* declared after the point being evaluated (a size using a later constant) */
+  if (!s->done || s->first_flat + s->size > c->nflat || !c->cval) {
+    /* declared after the point being evaluated (a size using a later constant, a
+       binding reading a later parameter, or its own value) */
     lang_error(c->d, n->line, n->col, "'%s' is used before its declaration", n->name);
     *ok = 0;
     return 0.0;
@@ -474,6 +475,7 @@ static int declare(comp *c) {
       s->cls = V_UNKNOWN;
       s->size = 0;
       s->first_flat = flat;
+      s->done = 1;
       continue;
     }
     s->cls = d->kind == D_CONST ? V_CONST : d->kind == D_PARAM ? V_PARAM
@@ -506,6 +508,7 @@ static int declare(comp *c) {
         s->cls = V_UNKNOWN;
         s->size = 0;
         s->first_flat = flat;
+        s->done = 1;
         continue;
       }
     }
@@ -561,6 +564,7 @@ static int declare(comp *c) {
         if (!ok) break;
       }
     }
+    s->done = 1;
   }
   free(is_state);
   if (c->d->errors != errors || c->oom) return -1;

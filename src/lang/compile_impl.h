@@ -20,6 +20,7 @@ typedef struct sym {
   int dims[2], ndims; /* sizes; 0 dims: scalar */
   uint32_t size;
   uint32_t first_flat; /* index into the per-scalar classification arrays */
+  uint8_t done;        /* declared: its size and value are known (a binding read before is an error) */
 } sym;
 
 typedef struct comp {
