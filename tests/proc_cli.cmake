@@ -223,3 +223,8 @@ equation
 end Hold2;
 ")
 expect_fail(1 "is disposed while it holds 1 units of 'r'" run ${WORK}/proc_hold2.mo --quiet)
+# Replications report every category the single run does (the variables too).
+run_ok(run ${SRC}/tests/proc_models/stock.mo --reps 2 --report ${WORK}/proc_stock2.csv)
+if(NOT ERR MATCHES "\nVariable\n[^\n]*\n  stock.Value +1 ")
+  message(FATAL_ERROR "the report over replications lacks the variable:\n${ERR}")
+endif()

@@ -294,6 +294,10 @@ extern const cdevs_atomic_ops cdevs_separate_ops;
  * cdevs_lang_register; their context (cdevs_mo_set_context "proc") is a cdevs_proc. */
 struct cdevs_lang_library;
 extern const struct cdevs_lang_library cdevs_proc_library;
+/* The distributions above for parameters of model files (parameter Real k =
+ * Uniform(1, 2); cdevs_lang_register_random). */
+struct cdevs_lang_random;
+extern const struct cdevs_lang_random cdevs_proc_random;
 
 /*
  * Fill: entities draw a quantity from a continuous tank (Arena's level and rate
@@ -339,6 +343,9 @@ size_t cdevs_proc_stat_count(const cdevs_proc *p);
 void cdevs_proc_stat(cdevs_proc *p, size_t i, double t_end, cdevs_stat_info *out);
 /* The statistic with this owner and name, or −1. */
 long cdevs_proc_stat_find(const cdevs_proc *p, const char *owner, const char *name);
+/* The report's categories in the order it prints them, NULL-terminated: "System",
+ * "Entity", "Process", "Queue", "Resource", "Variable", "User". */
+extern const char *const cdevs_proc_categories[];
 /* The report Arena prints (the seed's Table 1), as text. */
 void cdevs_proc_report(cdevs_proc *p, double t_end, FILE *f);
 /* The same as CSV: category,owner,name,avg,half_width,min,max,final,count. */

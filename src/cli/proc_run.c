@@ -303,7 +303,7 @@ static int write_report_file(const char *path, const cli_proc_opts *o, const cde
 /* The text report across replications, on f. */
 static void report_across(FILE *f, const rep *reps, const uint64_t *done, size_t nd, uint64_t k, double t_end,
                           const cli_proc_opts *o) {
-  static const char *order[] = {"System", "Entity", "Process", "Queue", "Resource", "User"};
+  const char *const *order = cdevs_proc_categories;
   uint32_t n = reps[done[0]].n;
   double *buf = malloc(nd * sizeof *buf);
   if (!buf) return;
@@ -313,7 +313,7 @@ static void report_across(FILE *f, const rep *reps, const uint64_t *done, size_t
   if (o->warmup > 0) fprintf(f, ", warm-up %.10g", o->warmup);
   fprintf(f, ":\nthe mean of the replications' averages with its 95%% half-width (Student t, %zu df)\n",
           nd > 1 ? nd - 1 : 0);
-  for (size_t c = 0; c < sizeof order / sizeof *order; c++) {
+  for (size_t c = 0; order[c]; c++) {
     int header = 0;
     for (uint32_t i = 0; i < n; i++) {
       const rep_stat *s0 = &reps[done[0]].st[i];

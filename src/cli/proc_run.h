@@ -27,8 +27,4 @@ int cli_proc_finish(cdevs_proc *w, const cdevs_mo_experiment *e, const cli_proc_
  * each other (from m). The exit status. */
 int cli_proc_reps(const cli_model *m, cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o);
 
-/* The distributions of the process layer, for parameters of model files
- * (src/proc/param_dist.c; cdevs_lang_register_random). */
-extern const cdevs_lang_random cdevs_proc_random;
-
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cdevs/lang.h"
+#include "cdevs/proc.h"
 #include "cdevs/random.h"
 
 static int is_dist(const char *name) { return cdevs_dist_kind_parse(name) >= 0; }

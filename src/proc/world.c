@@ -402,12 +402,15 @@ static void half_width(char *buf, size_t n, const cdevs_stat_summary *s) {
   else snprintf(buf, n, "%s", s->hw_status == CDEVS_HW_CORRELATED ? "(Correlated)" : "(Insufficient)");
 }
 
+const char *const cdevs_proc_categories[] = {"System", "Entity", "Process", "Queue", "Resource", "Variable", "User",
+                                             NULL};
+
 void cdevs_proc_report(cdevs_proc *p, double t_end, FILE *f) {
-  static const char *order[] = {"System", "Entity", "Process", "Queue", "Resource", "Variable", "User"};
+  const char *const *order = cdevs_proc_categories;
   fprintf(f, "Process statistics at t = %.10g", t_end);
   if (p->o.warmup > 0) fprintf(f, " (warm-up %.10g)", p->o.warmup);
   fprintf(f, ", replication %llu\n", (unsigned long long)p->o.replication + 1);
-  for (size_t c = 0; c < sizeof order / sizeof *order; c++) {
+  for (size_t c = 0; order[c]; c++) {
     int header = 0;
     for (uint32_t i = 0; i < p->nstats; i++) {
       if (strcmp(p->stats[i].category, order[c])) continue;
