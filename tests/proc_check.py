@@ -202,6 +202,29 @@ elif model in ("stock", "dup"):  # exact counts and averages given in the model 
         print(f"{model}: {name}.{col} = {got:.12g} (expected {x})")
         if abs(got - x) > 1e-12:
             fails.append(f"{name}.{col} {got} != {x}")
+elif model == "cashier":  # the trajectories (--vars of statistics) against the physical and abstract views
+    rows = list(csv.DictReader(open(sys.argv[4])))
+    r = runs[reps[0]]
+    t = [float(x["time"]) for x in rows]
+    col = {k: [float(x[k]) for x in rows] for k in rows[0] if k != "time"}
+    if t[0] != 0 or t[-1] != stop or any(b < a for a, b in zip(t, t[1:])):
+        fails.append("the rows do not run in time order from 0 to the stop time")
+    for i in range(len(rows)):
+        n_in, n_out, wip = col["System.NumberIn"][i], col["System.NumberOut"][i], col["Customer.WIP"][i]
+        nq, busy = col["line.Queue.NQ"][i], col["cashier.NumberBusy"][i]
+        if wip != n_in - n_out or wip != nq + busy or busy not in (0, 1):
+            fails.append(f"row {i} (t={t[i]}): in {n_in} out {n_out} WIP {wip} NQ {nq} busy {busy}")
+            break
+    # Each change is a step: two rows at its time. The integral of the step function
+    # is what the report's time averages integrate, computed the other way round.
+    for name in ("Customer.WIP", "line.Queue.NQ", "cashier.NumberBusy"):
+        area = sum(col[name][i] * (t[i + 1] - t[i]) for i in range(len(t) - 1))
+        avg = float(r[name]["avg"])
+        print(f"cashier: {name} trajectory average {area / stop:.12g}, report {avg:.12g}")
+        if abs(area / stop - avg) > 1e-9 * max(1, avg):
+            fails.append(f"{name}: the trajectory integrates to {area / stop}, the report says {avg}")
+    if int(col["System.NumberIn"][-1]) != int(r["System.NumberIn"]["count"]) or len(rows) < 100:
+        fails.append("the arrivals counted differ from the report's")
 else:
     sys.exit(f"unknown model {model}")
 

@@ -100,7 +100,7 @@ expect_fail(2 "--reps is for models with process blocks" run ${SRC}/examples/bba
 expect_fail(2 "--plot draws one run's variables; ${EX}/mm1.mo has none" run ${EX}/mm1.mo --plot x.svg)
 expect_fail(2 "--plot draws one run's variables; ${EX}/beverage.mo runs replications" run ${EX}/beverage.mo --reps 2
             --plot x.svg)
-expect_fail(2 "--vars: 'serve.out' carries entities, not a variable to write" run ${EX}/mm1.mo --vars serve.out)
+expect_fail(1 "--vars: 'serve.out' is neither a variable of the model nor a statistic" run ${EX}/mm1.mo --vars serve.out)
 expect_fail(1 "cannot write /nonexistent-dir/r.csv" run ${EX}/mm1.mo --stop 10 --report /nonexistent-dir/r.csv)
 
 # A deadlock: an entity holds the one drill and waits for a second unit, the others
@@ -227,4 +227,24 @@ expect_fail(1 "is disposed while it holds 1 units of 'r'" run ${WORK}/proc_hold2
 run_ok(run ${SRC}/tests/proc_models/stock.mo --reps 2 --report ${WORK}/proc_stock2.csv)
 if(NOT ERR MATCHES "\nVariable\n[^\n]*\n  stock.Value +1 ")
   message(FATAL_ERROR "the report over replications lacks the variable:\n${ERR}")
+endif()
+
+# Trajectories of statistics (the cashier-queue system's views): every row obeys
+# WIP = arrivals - departures = NQ + busy, and the steps integrate to the report's time
+# averages; plotted. Names that are no count or time-persistent statistic are refused.
+run_ok(run ${EX}/cashier.mo --quiet --out ${WORK}/cashier.csv --report ${WORK}/cashier_report.csv
+       --vars System.NumberIn,System.NumberOut,Customer.WIP,line.Queue.NQ,cashier.NumberBusy)
+execute_process(COMMAND /usr/bin/python3 ${SRC}/tests/proc_check.py cashier ${WORK}/cashier_report.csv 480
+                        ${WORK}/cashier.csv
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message(STATUS "${out}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "proc_check cashier: ${out}${err}")
+endif()
+expect_fail(1 "--vars: 'line.Queue.NQQ' is neither a variable of the model nor a statistic" run ${EX}/cashier.mo
+            --quiet --vars line.Queue.NQ,line.Queue.NQQ --out ${WORK}/c2.csv)
+expect_fail(1 "--vars: 'line.Queue.WaitTime' is a tally (observations, not a trajectory)" run ${EX}/cashier.mo
+            --quiet --vars line.Queue.WaitTime --out ${WORK}/c3.csv)
+if(EXISTS ${WORK}/c2.csv OR EXISTS ${WORK}/c2.csv.part)
+  message(FATAL_ERROR "a refused --vars left a results file")
 endif()

@@ -341,6 +341,10 @@ typedef struct cdevs_stat_info {
  * before it, if no change after it has yet. */
 size_t cdevs_proc_stat_count(const cdevs_proc *p);
 void cdevs_proc_stat(cdevs_proc *p, size_t i, double t_end, cdevs_stat_info *out);
+/* Statistic i's value now: a count's count, a time-persistent statistic's level, a
+ * tally's last observation (NaN before the first); NaN for a bad index. Cheap: for
+ * tracing trajectories after every transition. */
+double cdevs_proc_stat_value(const cdevs_proc *p, size_t i);
 /* The statistic with this owner and name, or −1. */
 long cdevs_proc_stat_find(const cdevs_proc *p, const char *owner, const char *name);
 /* The report's categories in the order it prints them, NULL-terminated: "System",

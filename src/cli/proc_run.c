@@ -492,3 +492,142 @@ int cli_proc_finish(cdevs_proc *w, const cdevs_mo_experiment *e, const cli_proc_
   }
   return rc;
 }
+
+/* ---- Trajectories of statistics (--vars serve.Queue.NQ,System.NumberOut) ----------- */
+
+struct cli_proc_trace {
+  cdevs_proc *w;
+  size_t n;
+  size_t *idx;          /* the statistics traced */
+  double *latest, *row; /* their values after the last transition seen, and as last written */
+  double cur;           /* the instant of the last transition seen */
+  double last;          /* the time of the last row written */
+  FILE *f;
+  char *part, *out;
+  cdevs_observer obs;
+};
+
+static void trace_row(cli_proc_trace *tr, double t, const double *v) {
+  tr->last = t;
+  fprintf(tr->f, "%.17g", t);
+  for (size_t k = 0; k < tr->n; k++) fprintf(tr->f, ",%.17g", v[k]);
+  fputc('\n', tr->f);
+}
+
+/* The instant tr->cur is over: its last values, as a step (the values before, then
+   after, both at its time) if they changed. */
+static void trace_flush(cli_proc_trace *tr) {
+  if (!memcmp(tr->latest, tr->row, tr->n * sizeof *tr->row)) return;
+  if (tr->last != tr->cur) trace_row(tr, tr->cur, tr->row);
+  trace_row(tr, tr->cur, tr->latest);
+  memcpy(tr->row, tr->latest, tr->n * sizeof *tr->row);
+}
+
+/* After each transition: the values read then are the instant's so far; the first
+   transition of a later instant closes the earlier one. */
+static void trace_transition(void *ud, double t, uint32_t atomic, cdevs_transition kind, size_t bag, double tn) {
+  (void)atomic, (void)kind, (void)bag, (void)tn;
+  cli_proc_trace *tr = ud;
+  if (t != tr->cur) {
+    trace_flush(tr);
+    tr->cur = t;
+  }
+  for (size_t k = 0; k < tr->n; k++) tr->latest[k] = cdevs_proc_stat_value(tr->w, tr->idx[k]);
+}
+
+static void trace_free(cli_proc_trace *tr) {
+  if (!tr) return;
+  if (tr->f) fclose(tr->f);
+  if (tr->part) remove(tr->part);
+  free(tr->idx), free(tr->latest), free(tr->row), free(tr->part), free(tr->out);
+  free(tr);
+}
+
+/* Statistic "owner.name" (the name is after the last dot): its index, or -1. */
+static long stat_named(const cdevs_proc *w, const char *full) {
+  const char *dot = strrchr(full, '.');
+  if (!dot || dot == full) return -1;
+  char owner[256];
+  size_t len = (size_t)(dot - full);
+  if (len >= sizeof owner) return -1;
+  memcpy(owner, full, len);
+  owner[len] = 0;
+  return cdevs_proc_stat_find(w, owner, dot + 1);
+}
+
+cli_proc_trace *cli_proc_trace_open(cdevs_proc *w, cdevs_sim *sim, const char *vars, const char *out, double t0) {
+  cli_proc_trace *tr = calloc(1, sizeof *tr);
+  char *list = strdup(vars);
+  size_t cap = 1;
+  for (const char *c = vars; *c; c++) cap += *c == ',';
+  if (!tr || !list || !(tr->idx = calloc(cap, sizeof *tr->idx)) || !(tr->latest = calloc(cap, sizeof *tr->latest)) ||
+      !(tr->row = calloc(cap, sizeof *tr->row)) || !(tr->out = strdup(out)) ||
+      !(tr->part = malloc(strlen(out) + 6))) {
+    fprintf(stderr, "cdevs run: out of memory\n");
+    goto fail;
+  }
+  tr->w = w;
+  for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+    long i = stat_named(w, name);
+    cdevs_stat_info in;
+    if (i >= 0) cdevs_proc_stat(w, (size_t)i, t0, &in);
+    if (i < 0 || in.kind == CDEVS_STAT_TALLY) {
+      fprintf(stderr, "cdevs run: --vars: '%s' is %s; a process model's trajectories are those of its counts and "
+                      "time-persistent statistics (owner.name as the report prints them:", name,
+              i < 0 ? "neither a variable of the model nor a statistic" : "a tally (observations, not a trajectory)");
+      size_t shown = 0;
+      for (size_t k = 0; k < cdevs_proc_stat_count(w) && shown < 6; k++) {
+        cdevs_proc_stat(w, k, t0, &in);
+        if (in.kind == CDEVS_STAT_TALLY) continue;
+        fprintf(stderr, "%s %s.%s", shown++ ? "," : "", in.owner, in.name);
+      }
+      fprintf(stderr, ", ...)\n");
+      goto fail;
+    }
+    tr->idx[tr->n++] = (size_t)i;
+  }
+  sprintf(tr->part, "%s.part", out);
+  if (!(tr->f = fopen(tr->part, "w"))) {
+    fprintf(stderr, "cdevs run: cannot write %s: %s\n", tr->part, strerror(errno));
+    goto fail;
+  }
+  fprintf(tr->f, "time");
+  for (size_t k = 0; k < tr->n; k++) {
+    cdevs_stat_info in;
+    cdevs_proc_stat(w, tr->idx[k], t0, &in);
+    fprintf(tr->f, ",%s.%s", in.owner, in.name);
+    tr->row[k] = tr->latest[k] = cdevs_proc_stat_value(w, tr->idx[k]);
+  }
+  fputc('\n', tr->f);
+  trace_row(tr, t0, tr->row);
+  tr->cur = t0;
+  tr->obs.transition = trace_transition;
+  if (cdevs_sim_observe(sim, &tr->obs, tr)) {
+    fprintf(stderr, "cdevs run: too many observers\n");
+    goto fail;
+  }
+  free(list);
+  return tr;
+fail:
+  free(list);
+  trace_free(tr);
+  return NULL;
+}
+
+int cli_proc_trace_close(cli_proc_trace *tr, cdevs_sim *sim, double t_end) {
+  if (!tr) return 0;
+  cdevs_sim_unobserve(sim, &tr->obs, tr);
+  trace_flush(tr);
+  if (t_end > tr->cur) trace_row(tr, t_end, tr->row);
+  int bad = ferror(tr->f) != 0;
+  bad |= fclose(tr->f) != 0;
+  tr->f = NULL;
+  if (!bad && rename(tr->part, tr->out) != 0) bad = 1;
+  if (bad) fprintf(stderr, "cdevs run: writing %s failed: %s\n", tr->out, strerror(errno));
+  else {
+    free(tr->part);
+    tr->part = NULL;
+  }
+  trace_free(tr);
+  return bad ? -1 : 0;
+}

@@ -27,4 +27,16 @@ int cli_proc_finish(cdevs_proc *w, const cdevs_mo_experiment *e, const cli_proc_
  * each other (from m). The exit status. */
 int cli_proc_reps(const cli_model *m, cdevs_mo *mo, const cdevs_mo_experiment *e, const cli_proc_opts *o);
 
+/* --vars naming a process model's counts and time-persistent statistics as the report
+ * prints them ("serve.Queue.NQ", "System.NumberOut"): their trajectories written to out
+ * (time and one column each; a row where the run starts, then each change at the end
+ * of its instant as two rows at its time, the values before and after, so that a
+ * line through the rows draws the steps; a row where it ends). Open after the
+ * simulator is made (blocks make their statistics in init); NULL after saying why. */
+typedef struct cli_proc_trace cli_proc_trace;
+cli_proc_trace *cli_proc_trace_open(cdevs_proc *w, cdevs_sim *sim, const char *vars, const char *out, double t0);
+/* The last rows, the file put in place (also after an error or a stop signal: what
+ * was run is kept); 0, or -1 after saying why. */
+int cli_proc_trace_close(cli_proc_trace *tr, cdevs_sim *sim, double t_end);
+
 #endif

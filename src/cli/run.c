@@ -502,7 +502,11 @@ static int run_cmd(int argc, char **argv) {
   size_t ndrawn = cdevs_mo_random_count(mo);
   int mo_reps = !is_proc && ndrawn && (po.reps > 1 || po.jobs > 1 || po.report);
   int reps_mode = mo_reps || (is_proc && (po.reps > 1 || po.jobs > 1));
-  int report_only = reps_mode || (is_proc && cdevs_mo_output_count(mo) == 0 && !vars && !out);
+  /* --vars may name a process model's statistics instead of variables: their
+   * trajectories (proc_run.c), resolved once the blocks made them. */
+  const char *stat_vars = NULL, *trace_out = NULL;
+  if (vars && is_proc && !reps_mode && cdevs_mo_select_outputs(mo, vars, NULL)) stat_vars = vars, vars = NULL;
+  int report_only = reps_mode || (is_proc && cdevs_mo_output_count(mo) == 0 && !vars && !out && !stat_vars);
   if (!is_proc && proc_flag && (!ndrawn || !strcmp(proc_flag, "warmup"))) {
     int warmup = !strcmp(proc_flag, "warmup");
     fprintf(stderr, "cdevs run: --%s is for models with process blocks (cdevs.Create, cdevs.Process, ...)%s; %s has "
@@ -572,6 +576,12 @@ static int run_cmd(int argc, char **argv) {
   /* From here a stop signal ends the run, not the process: the results are kept. */
   cli_catch_stop_signals(sim);
   cdevs_results *res = NULL;
+  cli_proc_trace *trace = NULL;
+  if (stat_vars) { /* the statistics' trajectories are the results */
+    trace_out = out;
+    out = NULL;
+    if (!(trace = cli_proc_trace_open(world, sim, stat_vars, trace_out, e.start))) st = CDEVS_EINVAL;
+  }
   if (out) {
     size_t no = cdevs_mo_output_count(mo);
     const cdevs_model **src = malloc((no ? no : 1) * sizeof *src);
@@ -620,6 +630,7 @@ static int run_cmd(int argc, char **argv) {
   double bad_t, bad_v;
   const char *bad_col;
   cdevs_results_finish(res, t_end);
+  if (trace && cli_proc_trace_close(trace, sim, t_end)) rc = CLI_FAIL;
   if (cdevs_results_bad_value(res, &bad_t, &bad_v, &bad_col)) {
     fprintf(stderr, "cdevs run: '%s' is %g at t=%.17g in the results: the model's values left the range of "
                     "numbers (the results stop being valid there)\n", bad_col, bad_v, bad_t);
@@ -688,7 +699,14 @@ static int run_cmd(int argc, char **argv) {
     cdevs_mo_set_context(mo, "proc", NULL);
     cdevs_proc_free(world);
   }
-  if (rc == CLI_OK && plot) {
+  if (rc == CLI_OK && plot && trace_out) {
+    size_t n = 1;
+    for (const char *c = stat_vars; *c; c++) n += *c == ',';
+    if (plot_results(trace_out, plot, strcmp(path, "-") ? path : "<stdin>", n)) {
+      fprintf(stderr, "cdevs run: gnuplot failed to draw %s\n", plot);
+      rc = CLI_FAIL;
+    }
+  } else if (rc == CLI_OK && plot) {
     const char *title = strcmp(path, "-") ? path : "<stdin>";
     size_t nout = cdevs_mo_output_count(mo);
     int drawn = layout == CDEVS_RESULTS_LONG ? plot_long(out, plot, title, mo)

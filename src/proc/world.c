@@ -370,6 +370,16 @@ double cdevs__proc_level_of(const cdevs_proc *p, long st) {
 
 size_t cdevs_proc_stat_count(const cdevs_proc *p) { return p->nstats; }
 
+double cdevs_proc_stat_value(const cdevs_proc *p, size_t i) {
+  if (i >= p->nstats) return NAN;
+  const proc_stat *s = &p->stats[i];
+  if (s->kind == CDEVS_STAT_COUNT) return (double)s->count;
+  if (s->kind == CDEVS_STAT_TIME) return cdevs__proc_level_of(p, (long)i);
+  cdevs_stat_summary sum;
+  cdevs_tally_summary(s->tally, &sum);
+  return sum.count ? sum.final : NAN;
+}
+
 long cdevs_proc_stat_find(const cdevs_proc *p, const char *owner, const char *name) {
   for (uint32_t i = 0; i < p->nstats; i++)
     if (!strcmp(p->stats[i].owner, owner) && !strcmp(p->stats[i].name, name)) return (long)i;
