@@ -4,20 +4,25 @@
 # SimPy (Debian python3-simpy3) in the same script, and the ratio of customers per
 # second; then JaamSim's three micro-benchmarks: ns per Create→Dispose, per Delay and
 # per Seize/Release pair (each the difference from the simpler model). Then through
-# `cdevs run examples/proc/mm1.mo`: replications per second with --jobs 1 and 2, the
-# coverage of the 95% intervals over 200 replications (each run's batch-means interval,
+# `cdevs run examples/proc/mm1.mo`: replications per second with --jobs 1 and 2 and
+# `mpirun -np 2` (when the command has MPI), the coverage of the 95% intervals over 200 replications (each run's batch-means interval,
 # and Student's t over groups of 10 runs), and the bytes per entity waiting in a queue.
-#   [BUILD=dir] bench/proc.sh [--quick] [--reps N]
+#   [BUILD=dir] [BASE=dir] bench/proc.sh [--quick] [--reps N]
 # BUILD: the build directory (default build; configured as Release when it has none).
+# BASE: another build directory, of an older cdevs (say the last commit's, from a git
+# worktree): its proc_bench runs alternately with BUILD's on the same models, and the
+# speed-ups and memory against it are printed too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="[BUILD=dir] bench/proc.sh [--quick] [--reps N]"
+usage="[BUILD=dir] [BASE=dir] bench/proc.sh [--quick] [--reps N]"
 # shellcheck source=bench/common.sh
 source bench/common.sh "$@"
 tools/deps.sh bench
 build=${BUILD:-build}
 [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" --target cdevs proc_bench -j"$(nproc)" >/dev/null
+base=${BASE:-}
+[ -z "$base" ] || cmake --build "$base" --target proc_bench -j"$(nproc)" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The replications run stop_t each after the warm-up; bench/README.md says why this
@@ -36,56 +41,113 @@ best() { # the fastest of REPS runs of a command printing a bench line: prints i
 }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
-declare -A ns
+# Each model by this build and, alternately, by BASE's: the fastest of REPS runs each
+# (the two builds then see the same state of a shared machine).
+declare -A ns base_ns
 for model in mm1 create delay seize; do
-  line=$(best "$build/proc_bench" "$model" "$n")
-  echo "$line"
-  ns[$model]=$(field ns_per_entity "$line")
+  best_line="" best_s="" base_line="" base_s=""
+  for _ in $(seq "$reps"); do
+    line=$("$build/proc_bench" "$model" "$n")
+    s=$(field sim_s "$line")
+    if [ -z "$best_s" ] || awk -v a="$s" -v b="$best_s" 'BEGIN{exit !(a<b)}'; then best_s=$s best_line=$line; fi
+    [ -n "$base" ] || continue
+    line=$("$base/proc_bench" "$model" "$n")
+    s=$(field sim_s "$line")
+    if [ -z "$base_s" ] || awk -v a="$s" -v b="$base_s" 'BEGIN{exit !(a<b)}'; then base_s=$s base_line=$line; fi
+  done
+  echo "$best_line"
+  ns[$model]=$(field ns_per_entity "$best_line")
+  if [ -n "$base" ]; then
+    echo "${base_line/name=proc /name=proc build=base }"
+    base_ns[$model]=$(field ns_per_entity "$base_line")
+  fi
 done
-awk -v c="${ns[create]}" -v d="${ns[delay]}" -v s="${ns[seize]}" 'BEGIN {
-  printf "bench name=proc_micro create_dispose_ns=%.1f delay_ns=%.1f seize_release_ns=%.1f\n", c, d - c, s - d }'
+micro() { # the three micro-benchmarks from the ns per entity of create, delay and seize
+  awk -v c="$2" -v d="$3" -v s="$4" -v b="$1" 'BEGIN {
+    printf "bench name=proc_micro%s create_dispose_ns=%.1f delay_ns=%.1f seize_release_ns=%.1f\n", b, c, d - c, s - d }'
+}
+micro "" "${ns[create]}" "${ns[delay]}" "${ns[seize]}"
+if [ -n "$base" ]; then
+  micro " build=base" "${base_ns[create]}" "${base_ns[delay]}" "${base_ns[seize]}"
+  for model in mm1 create delay seize; do
+    awk -v m="$model" -v a="${ns[$model]}" -v b="${base_ns[$model]}" \
+      'BEGIN { printf "ratio name=proc_vs_base model=%s ns_per_entity=%s base_ns_per_entity=%s speedup=%.2f\n", m, a, b, b / a }'
+  done
+fi
 py=/usr/bin/python3
 if $py -c 'import simpy' 2>/dev/null; then
   line=$(best $py bench/mm1_simpy.py "$n_simpy")
   echo "$line"
   awk -v a="${ns[mm1]}" -v b="$(field ns_per_entity "$line")" \
     'BEGIN { printf "ratio name=proc model=mm1 cdevs_over_simpy_customers_per_s=%.1f\n", b / a }'
+  [ -z "$base" ] || awk -v a="${base_ns[mm1]}" -v b="$(field ns_per_entity "$line")" \
+    'BEGIN { printf "ratio name=proc model=mm1 build=base cdevs_over_simpy_customers_per_s=%.1f\n", b / a }'
 else
   echo "bench/proc.sh: SimPy does not import (Debian python3-simpy3; tools/deps.sh bench installs it)" >&2
   exit 1
 fi
 
-# Replications: the same K runs with --jobs 1 and --jobs 2, alternating, the fastest of
-# REPS each: wall_s of cdevs' summary (the whole run, workers and merge included) and
-# cpu_s, the user + system time of that run and its workers (/usr/bin/time). The two
-# reports must be byte-identical; the coverage below is read from them.
-declare -A wall cpu
+# Replications: the same K runs with --jobs 1, --jobs 2 and, when the command was built
+# with OpenMPI, `mpirun -np 2` (two ranks of one worker each), alternating, the fastest
+# of REPS each: wall_s of cdevs' summary (the whole set, workers, ranks and merge
+# included; under mpirun from rank 0's start of the replications, after MPI_Init),
+# run_s the command's elapsed time (for mpirun: the launcher's start and MPI's
+# included), and cpu_s, the user + system time of that run and its workers or ranks
+# (/usr/bin/time). The reports must be byte-identical; the coverage below is read from
+# them.
+mpi=no
+if "$build/cdevs" run --help | grep -q '^MPI: built in' && command -v mpirun >/dev/null; then
+  mpi=yes
+fi
+# (mpirun refuses root unless told: containers run as root)
+root_env=()
+[ "$(id -u)" -eq 0 ] && root_env=(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+launchers=(1 2)
+[ "$mpi" = yes ] && launchers+=(mpi2)
+declare -A wall run cpu
 for _ in $(seq "$reps"); do
-  for jobs in 1 2; do
-    line=$(/usr/bin/time -f 'cpu %U %S' -o "$work/time" "$build/cdevs" run examples/proc/mm1.mo --reps "$n_reps" \
-      --jobs "$jobs" --stop "$stop_t" --warmup "$warmup" --report "$work/jobs$jobs.json" --quiet 2>&1 | grep '^summary:')
+  for how in "${launchers[@]}"; do
+    cmd=("$build/cdevs" run examples/proc/mm1.mo --reps "$n_reps" --stop "$stop_t" --warmup "$warmup"
+         --report "$work/jobs$how.json" --quiet)
+    if [ "$how" = mpi2 ]; then
+      cmd=(env "${root_env[@]}" mpirun -np 2 --oversubscribe "${cmd[@]}" --jobs 1)
+    else
+      cmd+=(--jobs "$how")
+    fi
+    line=$(/usr/bin/time -f 'cpu %U %S %e' -o "$work/time" "${cmd[@]}" 2>&1 | grep '^summary:')
     w=$(field wall_s "$line")
-    if [ -z "${wall[$jobs]:-}" ] || awk -v a="$w" -v b="${wall[$jobs]}" 'BEGIN{exit !(a<b)}'; then
-      wall[$jobs]=$w
-      cpu[$jobs]=$(awk '$1 == "cpu" { print $2 + $3 }' "$work/time")
+    if [ -z "${wall[$how]:-}" ] || awk -v a="$w" -v b="${wall[$how]}" 'BEGIN{exit !(a<b)}'; then
+      wall[$how]=$w
+      cpu[$how]=$(awk '$1 == "cpu" { print $2 + $3 }' "$work/time")
+      run[$how]=$(awk '$1 == "cpu" { print $4 }' "$work/time")
     fi
   done
 done
 declare -A rps
-for jobs in 1 2; do
-  rps[$jobs]=$(awk -v k="$n_reps" -v w="${wall[$jobs]}" 'BEGIN { printf "%.4g", k / w }')
-  echo "bench name=proc_reps model=mm1 reps=$n_reps stop=$stop_t jobs=$jobs wall_s=${wall[$jobs]} cpu_s=${cpu[$jobs]}" \
-    "reps_per_s=${rps[$jobs]}"
+for how in "${launchers[@]}"; do
+  rps[$how]=$(awk -v k="$n_reps" -v w="${wall[$how]}" 'BEGIN { printf "%.4g", k / w }')
+  if [ "$how" = mpi2 ]; then what="launcher=mpirun np=2 jobs=1"; else what="jobs=$how"; fi
+  echo "bench name=proc_reps model=mm1 reps=$n_reps stop=$stop_t $what wall_s=${wall[$how]} run_s=${run[$how]}" \
+    "cpu_s=${cpu[$how]} reps_per_s=${rps[$how]}"
 done
-same=no
-cmp -s "$work/jobs1.json" "$work/jobs2.json" && same=yes
-awk -v a="${rps[1]}" -v b="${rps[2]}" -v same="$same" 'BEGIN {
-  printf "ratio name=proc_reps model=mm1 jobs2_over_jobs1=%.2f identical_reports=%s\n", b / a, same }'
+same=yes
+for how in "${launchers[@]}"; do
+  cmp -s "$work/jobs1.json" "$work/jobs$how.json" || same=no
+done
+if [ "$mpi" = yes ]; then
+  awk -v a="${rps[1]}" -v b="${rps[2]}" -v c="${rps[mpi2]}" -v ra="${run[1]}" -v rc="${run[mpi2]}" -v same="$same" 'BEGIN {
+    printf "ratio name=proc_reps model=mm1 jobs2_over_jobs1=%.2f mpirun2_over_jobs1=%.2f " \
+           "mpirun2_over_jobs1_run_s=%.2f identical_reports=%s\n", b / a, c / a, ra / rc, same }'
+else
+  awk -v a="${rps[1]}" -v b="${rps[2]}" -v same="$same" 'BEGIN {
+    printf "ratio name=proc_reps model=mm1 jobs2_over_jobs1=%.2f identical_reports=%s\n", b / a, same }'
+  echo "bench name=proc_reps model=mm1 launcher=mpirun np=2 measured=no reason=cdevs_built_without_mpi" \
+    "(Debian openmpi-bin and libopenmpi-dev; tools/deps.sh installs them)"
+fi
 if [ "$same" != yes ]; then
-  echo "bench/proc.sh: --jobs 1 and --jobs 2 wrote different reports ($work/jobs1.json, $work/jobs2.json)" >&2
+  echo "bench/proc.sh: --jobs 1, --jobs 2 and mpirun -np 2 wrote different reports (in $work)" >&2
   exit 1
 fi
-echo "bench name=proc_reps model=mm1 launcher=mpirun np=2 measured=no reason=cdevs_has_no_mpi_support_yet"
 
 # Many short replications: what one costs beyond its events (building the model, its
 # streams, the report), and that merging them stays linear: 10 times the replications
@@ -145,11 +207,16 @@ EOF
 
 # Memory: n_queue entities waiting at once against 1000, in two processes: bytes per
 # entity from the resident set at the end of the run (every entity still alive) and
-# from its peak.
-base=$("$build/proc_bench" queue 1000)
-big=$("$build/proc_bench" queue "$n_queue")
-echo "$big"
-awk -v n="$n_queue" -v r0="$(field rss_kb "$base")" -v r1="$(field rss_kb "$big")" \
-  -v p0="$(field peak_rss_kb "$base")" -v p1="$(field peak_rss_kb "$big")" 'BEGIN {
-  printf "bench name=proc_memory entities=%d bytes_per_entity=%.1f peak_bytes_per_entity=%.1f\n",
-    n, (r1 - r0) * 1024 / (n - 1000), (p1 - p0) * 1024 / (n - 1000) }'
+# from its peak; by BASE's build too when given.
+memory() {
+  local small big
+  small=$("$1/proc_bench" queue 1000)
+  big=$("$1/proc_bench" queue "$n_queue")
+  echo "${big/name=proc /name=proc$2 }"
+  awk -v n="$n_queue" -v r0="$(field rss_kb "$small")" -v r1="$(field rss_kb "$big")" -v b="$2" \
+    -v p0="$(field peak_rss_kb "$small")" -v p1="$(field peak_rss_kb "$big")" 'BEGIN {
+    printf "bench name=proc_memory%s entities=%d bytes_per_entity=%.1f peak_bytes_per_entity=%.1f\n",
+      b, n, (r1 - r0) * 1024 / (n - 1000), (p1 - p0) * 1024 / (n - 1000) }'
+}
+memory "$build" ""
+[ -z "$base" ] || memory "$base" " build=base"

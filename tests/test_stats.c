@@ -154,7 +154,7 @@ static void test_tally_known(void) {
   CHECK_EQ_INT(s.hw_status, CDEVS_HW_CORRELATED);
   CHECK(isnan(s.half_width));
 
-  /* A large offset keeps the spread's digits (Welford's update). */
+  /* A large offset keeps the spread's digits (sums about the mean so far, not about 0). */
   cdevs_tally_reset(t);
   for (int i = 1; i <= 100; i++) CHECK_RUN(cdevs_tally_add(t, i, 1e9 + i));
   cdevs_tally_summary(t, &s);
@@ -359,7 +359,7 @@ static void test_mser(void) {
 }
 
 /* The MSER array within its bounds: an allocator that refuses to grow it makes
- * coarser batches instead of an error, and a long run stops at 2^20 batches. */
+ * coarser batches instead of an error, and a long run stops at 2^12 batches. */
 static void test_mser_memory(void) {
   counting c = {0};
   cdevs_alloc a = {counting_realloc, &c};
@@ -381,8 +381,8 @@ static void test_mser_memory(void) {
   CHECK_EQ_INT(c.live, 0);
 
   /* 6 · 2^20 observations would be 1.26 million batches of 5 (20 MB): the array stops
-   * at 2^20 batches of 16 bytes, and the transient, now the first 2^20 observations,
-   * is still found. */
+   * at 2^12 batches of 16 bytes (64 KiB; the tally itself is under 1 KiB), and the
+   * transient, now the first 2^20 observations, is still found. */
   c = (counting){0};
   t = cdevs_tally_new(&a);
   CHECK(t != NULL);
@@ -392,10 +392,12 @@ static void test_mser_memory(void) {
     double bias = i < warm ? 10.0 * (1.0 - (double)i / warm) : 0.0;
     cdevs_tally_add(t, i, bias + 2.0 * uniform(&seed) - 1.0);
   }
-  CHECK(c.peak > 16 << 20);
-  CHECK(c.peak < (16 << 20) + 4096);
-  /* Noise of variance 1/3 over batches of 10 observations: the same reasoning as in
-   * test_mser puts the cut where the bias is √(1/30) ≈ 0.18, at 0.982 · 2^20. */
+  CHECK(c.peak > 64 << 10);
+  CHECK(c.peak <= (64 << 10) + 1024);
+  /* The batches end up holding 5 · 2^9 = 2560 observations: 6 · 2^20 / 2560 = 2457.6,
+   * the most batches of a power-of-two multiple of 5 that is at most 2^12. Their noise
+   * has variance 1/3 / 2560: the same reasoning as in test_mser puts the cut where the
+   * bias is √(1/7680) ≈ 0.011, at 0.999 · 2^20. */
   cut = cdevs_tally_mser5(t);
   CHECK(cut >= 0.85 * warm && cut <= 1.5 * warm);
   cdevs_tally_free(t);

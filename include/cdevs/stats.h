@@ -106,9 +106,10 @@ double cdevs_student_t_quantile(double p, double df);
  * answer is a time: that of the last observation truncated, or that of the first
  * observation when nothing is (d = 0); every truncated observation was made at or
  * before it and every kept one at or after it. NaN with fewer than 10 batches.
- * Memory stays bounded: the batches are kept in an array that stops growing at 2^20
- * of them (16 MiB, 5 * 2^20 observations), or earlier if the allocator refuses; adjacent
- * pairs then merge, and a longer run is judged on batches of 10, 20, … observations. */
+ * Memory stays bounded: the batches are kept in an array that stops growing at 2^12
+ * of them (64 KiB, 5 * 2^12 observations), or earlier if the allocator refuses; adjacent
+ * pairs then merge, and a longer run is judged on batches of 10, 20, … observations
+ * (between 2^11 and 2^12 of them, so the cut is placed to within 1/2048 of the run). */
 double cdevs_tally_mser5(const cdevs_tally *t);
 
 #ifdef __cplusplus

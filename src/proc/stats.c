@@ -15,8 +15,16 @@
 /* The MSER array starts with this many batches of 5 (one small allocation at creation,
  * so that merging pairs always has room even if no growth ever succeeds). */
 #define MSER_INITIAL 64u
-/* and never grows past this many: 16 MiB, reached after 5 * 2^20 observations. */
-#define MSER_MAX (1u << 20)
+/* and never grows past this many: 64 KiB, reached after 5 * 4096 observations. A longer
+ * run is judged on batches of 10, 20, … observations (MSER-10, MSER-20, …), always
+ * between MSER_MAX / 2 and MSER_MAX of them, so the truncation point is placed to
+ * within 1/2048 of the run at worst. Keeping more buys no precision worth having, and
+ * kept every tally's array (once up to 16 MiB) out of the caches. */
+#define MSER_MAX (1u << 12)
+
+/* Observations are folded into the mean and the sum of squared deviations a block of
+ * this many at a time (a power of two, so that dividing by it is exact). */
+#define BLOCK 8u
 
 /* The one-sided 95% point of the standard normal, for von Neumann's ratio test. */
 #define Z_95 1.6448536269514722
@@ -29,28 +37,42 @@ typedef struct mser_batch {
 struct cdevs_tally {
   cdevs_alloc alloc;
   uint64_t n;
-  double mean, m2; /* Welford */
+  /* The mean of the observations before the current block and the sum of their squared
+   * deviations from it. Welford's update would divide by n at every observation; the
+   * block's sums below are folded in by Chan, Golub & LeVeque's pairwise update instead,
+   * one division per BLOCK observations, with the same robustness to a large offset. */
+  double mean, m2;
+  /* The current block's Σ(x − centre) and Σ(x − centre)², centre being the mean before
+   * the block (the first observation for the first block). Either way the centre lies
+   * within the spread of the data seen, so the block's Σ(x − x̄)² = s2 − s1²/k loses
+   * few digits to cancellation, and what it loses is small beside the term the fold adds
+   * for the block's distance from the mean. */
+  double centre, s1, s2;
   double min, max, last;
   /* Observations enter the batch sums minus the first one, so that the sums of a
    * large offset with a small spread keep the spread's digits. */
   double ref;
   double first_time, last_time;
-  /* Batch means for the half-width: sums of bsize observations each. */
-  uint64_t bsize, bfill;
-  double bsum;
-  int nb;
-  double batch[NBATCH];
   /* MSER: sums of msize observations each (5, doubled at every merge). */
   mser_batch *mser;
   uint32_t nm, capm;
   uint64_t msize, mfill;
   double msum;
+  /* Batch means for the half-width: sums of bsize observations each. The sums come
+   * last, so that what every observation updates shares the first cache lines. */
+  uint64_t bsize, bfill;
+  double bsum;
+  int nb;
+  double batch[NBATCH];
 };
 
 struct cdevs_tpstat {
   cdevs_alloc alloc;
   double span_end; /* t0 + span, or INFINITY when the span is unknown */
   double start, tlast;
+  /* The latest time given: times must not go back. A change to the value it already has
+   * leaves tlast behind (the interval goes on, and is integrated at the next change). */
+  double tseen;
   double v;   /* the current value */
   double ref; /* the value at the start: integrals are of v − ref (see tally.ref) */
   double d;   /* v − ref */
@@ -334,6 +356,7 @@ void cdevs_tally_free(cdevs_tally *t) {
 void cdevs_tally_reset(cdevs_tally *t) {
   t->n = 0;
   t->mean = t->m2 = 0.0;
+  t->centre = t->s1 = t->s2 = 0.0;
   t->min = t->max = t->last = NAN;
   t->ref = 0.0;
   t->first_time = NAN;
@@ -358,7 +381,7 @@ static void merge_batches(double *batch, int *nb) {
 /* A batch of msize observations is complete. The array doubles up to MSER_MAX batches;
  * at that size, or when the allocator refuses to grow it, adjacent pairs merge and the
  * batches hold twice as many observations from then on: memory stays bounded and the
- * truncation point is found on coarser batches (MSER-10, -20, …) of a very long run. */
+ * truncation point is found on coarser batches (MSER-10, -20, …) of a long run. */
 static void mser_push(cdevs_tally *t) {
   if (t->nm == t->capm &&
       (t->capm >= MSER_MAX || CDEVS_GROW(&t->alloc, t->mser, t->capm, t->capm + 1) != 0)) {
@@ -379,17 +402,37 @@ static void mser_push(cdevs_tally *t) {
   t->mfill = 0;
 }
 
+/* The k observations of a block, Σ(x − c) = s1 and Σ(x − c)² = s2 about c, joined to
+ * the n before them (mean, m2): Chan, Golub & LeVeque (1983), eq. 2.1. */
+static void fold(double *mean, double *m2, uint64_t n, double c, double s1, double s2, uint64_t k) {
+  double dk = (double)k, bm = s1 / dk, bss = s2 - s1 * bm;
+  if (bss < 0.0) bss = 0.0; /* rounding, when every x of the block is the same */
+  if (n == 0) {
+    *mean = c + bm;
+    *m2 = bss;
+    return;
+  }
+  double delta = (c + bm) - *mean, w = dk / ((double)n + dk);
+  *mean += delta * w;
+  *m2 += bss + delta * delta * (double)n * w;
+}
+
 cdevs_status cdevs_tally_add(cdevs_tally *t, double time, double x) {
   if (!isfinite(x) || !isfinite(time) || time < t->last_time) return CDEVS_EINVAL;
   if (t->n == 0) {
-    t->ref = x;
+    t->ref = t->centre = x;
     t->first_time = time;
     t->min = t->max = x;
   }
   t->n++;
-  double dev = x - t->mean;
-  t->mean += dev / (double)t->n;
-  t->m2 += dev * (x - t->mean);
+  double y = x - t->centre;
+  t->s1 += y;
+  t->s2 += y * y;
+  if ((t->n & (BLOCK - 1)) == 0) {
+    fold(&t->mean, &t->m2, t->n - BLOCK, t->centre, t->s1, t->s2, BLOCK);
+    t->centre = t->mean;
+    t->s1 = t->s2 = 0.0;
+  }
   if (x < t->min) t->min = x;
   if (x > t->max) t->max = x;
   t->last = x;
@@ -416,11 +459,15 @@ void cdevs_tally_summary(const cdevs_tally *t, cdevs_stat_summary *s) {
     summary_empty(s);
     return;
   }
-  s->avg = t->mean;
+  /* The observations of the incomplete block are folded into a copy. */
+  double mean = t->mean, m2 = t->m2;
+  uint64_t k = t->n & (BLOCK - 1);
+  if (k) fold(&mean, &m2, t->n - k, t->centre, t->s1, t->s2, k);
+  s->avg = mean;
   s->min = t->min;
   s->max = t->max;
   s->final = t->last;
-  s->stddev = t->n > 1 ? sqrt(t->m2 / (double)(t->n - 1)) : NAN;
+  s->stddev = t->n > 1 ? sqrt(m2 / (double)(t->n - 1)) : NAN;
   s->count = t->n;
   batch_half_width(t->batch, t->nb, 1.0 / (double)t->bsize, s);
 }
@@ -462,7 +509,7 @@ static double batch_width(double start, double w) {
  * the width is chosen at the first interval of nonzero length, as if that interval
  * were the whole run (see advance). */
 static void tp_restart(cdevs_tpstat *s, double t) {
-  s->start = s->tlast = s->bstart = t;
+  s->start = s->tlast = s->tseen = s->bstart = t;
   s->ref = s->v;
   s->d = 0.0;
   s->area = s->area2 = 0.0;
@@ -522,22 +569,26 @@ void cdevs_tpstat_free(cdevs_tpstat *s) {
 }
 
 cdevs_status cdevs_tpstat_set(cdevs_tpstat *s, double t, double v) {
-  if (!isfinite(v) || !isfinite(t) || t < s->tlast) return CDEVS_EINVAL;
+  if (!isfinite(v) || !isfinite(t) || t < s->tseen) return CDEVS_EINVAL;
+  s->tseen = t;
+  /* The same value again (a resource released and seized at one instant): the interval
+     goes on, to be integrated at the next change. Not before the batch width is chosen,
+     which the first interval of nonzero length decides. */
+  if (v == s->v && s->width > 0.0) return CDEVS_OK;
   if (t > s->tlast) advance(s, t);
-  if (v != s->v) {
-    s->changes++;
-    s->v = v;
-    s->d = v - s->ref;
-    if (v < s->min) s->min = v;
-    if (v > s->max) s->max = v;
-  }
+  if (v == s->v) return CDEVS_OK;
+  s->changes++;
+  s->v = v;
+  s->d = v - s->ref;
+  if (v < s->min) s->min = v;
+  if (v > s->max) s->max = v;
   return CDEVS_OK;
 }
 
 double cdevs_tpstat_value(const cdevs_tpstat *s) { return s->v; }
 
 cdevs_status cdevs_tpstat_reset(cdevs_tpstat *s, double t) {
-  if (!isfinite(t) || t < s->tlast) return CDEVS_EINVAL;
+  if (!isfinite(t) || t < s->tseen) return CDEVS_EINVAL;
   tp_restart(s, t);
   return CDEVS_OK;
 }
@@ -550,7 +601,7 @@ void cdevs_tpstat_summary(const cdevs_tpstat *s, double t_end, cdevs_stat_summar
   out->max = c.max;
   out->final = c.v;
   out->count = c.changes;
-  if (!isfinite(t_end) || t_end < c.tlast || t_end == c.start) {
+  if (!isfinite(t_end) || t_end < c.tseen || t_end == c.start) {
     out->avg = out->stddev = out->half_width = NAN;
     out->hw_status = CDEVS_HW_INSUFFICIENT;
     out->batches = 0;
