@@ -232,68 +232,24 @@ static int rec_parse(char *text, merged *g) {
   return 0;
 }
 
-typedef struct across {
-  double mean, hw, min, max;
-} across;
-
-/* Over the replications that ran (done[0..nd)): the value at x[done[k]·stride]. */
-static across across_reps(const double *x, size_t stride, const uint64_t *done, size_t nd, double *buf) {
-  across a = {NAN, NAN, INFINITY, -INFINITY};
-  for (size_t k = 0; k < nd; k++) {
-    buf[k] = x[done[k] * stride];
-    if (buf[k] < a.min) a.min = buf[k];
-    if (buf[k] > a.max) a.max = buf[k];
-  }
-  a.mean = cdevs_stats_mean_hw(buf, nd, &a.hw);
-  return a;
-}
-
-static void csv_text(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-static void csv_num(FILE *f, double x) {
-  if (isfinite(x)) fprintf(f, "%.17g", x);
-}
-
-static void json_text(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-    else fputc(ch, f);
-  }
-  fputc('"', f);
-}
-
-static void json_num(FILE *f, double x) {
-  if (isfinite(x)) fprintf(f, "%.17g", x);
-  else fputs("null", f);
-}
 
 static const char *const what[3] = {"final", "min", "max"};
 
-static void json_across(FILE *f, const char *key, across a) {
+static void json_across(FILE *f, const char *key, cli_across a) {
   fprintf(f, "\"%s\": {\"mean\": ", key);
-  json_num(f, a.mean);
+  cli_json_num(f, a.mean);
   fprintf(f, ", \"half_width\": ");
-  json_num(f, a.hw);
+  cli_json_num(f, a.hw);
   fprintf(f, ", \"min\": ");
-  json_num(f, a.min);
+  cli_json_num(f, a.min);
   fprintf(f, ", \"max\": ");
-  json_num(f, a.max);
+  cli_json_num(f, a.max);
   fputc('}', f);
 }
 
 /* CSV: "replication,kind,name,final,min,max", a line per replication and parameter
- * (its value in final) or output, then lines "mean" and "half_width" across them.
- * JSON: the same as objects, with the laws and the extremes across replications. */
+ * (its value in final) or output, then lines "mean" and "half_width" cli_across them.
+ * JSON: the same as objects, with the laws and the extremes cli_across replications. */
 static int write_report(const char *path, const cdevs_mo *mo, const cdevs_mo_experiment *e, uint64_t seed,
                         const merged *g, const uint64_t *done, size_t nd) {
   FILE *f = fopen(path, "w");
@@ -310,43 +266,43 @@ static int write_report(const char *path, const cdevs_mo *mo, const cdevs_mo_exp
   const char *dot = strrchr(path, '.');
   if (dot && !strcmp(dot, ".json")) {
     fprintf(f, "{\n  \"start\": ");
-    json_num(f, e->start);
+    cli_json_num(f, e->start);
     fprintf(f, ",\n  \"stop\": ");
-    json_num(f, e->stop);
+    cli_json_num(f, e->stop);
     fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n  \"replications\": [", seed);
     for (size_t k = 0; k < nd; k++) fprintf(f, "%s%" PRIu64, k ? ", " : "", done[k] + 1);
     fprintf(f, "],\n  \"parameters\": [");
     for (size_t i = 0; i < g->np; i++) {
       fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-      json_text(f, cdevs_mo_random_name(mo, i));
+      cli_json_text(f, cdevs_mo_random_name(mo, i));
       fprintf(f, ", \"law\": ");
-      json_text(f, cdevs_mo_random_law(mo, i));
+      cli_json_text(f, cdevs_mo_random_law(mo, i));
       fprintf(f, ", ");
-      json_across(f, "value", across_reps(g->par + i, g->np, done, nd, buf));
+      json_across(f, "value", cli_across_reps(g->par + i, g->np, done, nd, buf));
       fprintf(f, ",\n     \"runs\": [");
       for (size_t k = 0; k < nd; k++) {
         fprintf(f, "%s", k ? ", " : "");
-        json_num(f, g->par[done[k] * g->np + i]);
+        cli_json_num(f, g->par[done[k] * g->np + i]);
       }
       fprintf(f, "]}");
     }
     fprintf(f, "\n  ],\n  \"variables\": [");
     for (size_t i = 0; i < g->nv; i++) {
       fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-      json_text(f, cdevs_mo_output_name(mo, i));
+      cli_json_text(f, cdevs_mo_output_name(mo, i));
       for (int j = 0; j < 3; j++) {
         fprintf(f, ",\n     ");
-        json_across(f, what[j], across_reps(g->val + i * 3 + (size_t)j, g->nv * 3, done, nd, buf));
+        json_across(f, what[j], cli_across_reps(g->val + i * 3 + (size_t)j, g->nv * 3, done, nd, buf));
       }
       fprintf(f, ",\n     \"runs\": [");
       for (size_t k = 0; k < nd; k++) {
         const double *v = &g->val[(done[k] * g->nv + i) * 3];
         fprintf(f, "%s{\"final\": ", k ? ", " : "");
-        json_num(f, v[0]);
+        cli_json_num(f, v[0]);
         fprintf(f, ", \"min\": ");
-        json_num(f, v[1]);
+        cli_json_num(f, v[1]);
         fprintf(f, ", \"max\": ");
-        json_num(f, v[2]);
+        cli_json_num(f, v[2]);
         fputc('}', f);
       }
       fprintf(f, "]}");
@@ -357,17 +313,17 @@ static int write_report(const char *path, const cdevs_mo *mo, const cdevs_mo_exp
     for (size_t k = 0; k < nd; k++) {
       for (size_t i = 0; i < g->np; i++) {
         fprintf(f, "%" PRIu64 ",parameter,", done[k] + 1);
-        csv_text(f, cdevs_mo_random_name(mo, i));
+        cli_csv_text(f, cdevs_mo_random_name(mo, i));
         fputc(',', f);
-        csv_num(f, g->par[done[k] * g->np + i]);
+        cli_csv_num(f, g->par[done[k] * g->np + i]);
         fprintf(f, ",,\n");
       }
       for (size_t i = 0; i < g->nv; i++) {
         fprintf(f, "%" PRIu64 ",variable,", done[k] + 1);
-        csv_text(f, cdevs_mo_output_name(mo, i));
+        cli_csv_text(f, cdevs_mo_output_name(mo, i));
         for (int j = 0; j < 3; j++) {
           fputc(',', f);
-          csv_num(f, g->val[(done[k] * g->nv + i) * 3 + (size_t)j]);
+          cli_csv_num(f, g->val[(done[k] * g->nv + i) * 3 + (size_t)j]);
         }
         fputc('\n', f);
       }
@@ -375,20 +331,20 @@ static int write_report(const char *path, const cdevs_mo *mo, const cdevs_mo_exp
     /* Across the replications: the mean, and its 95% half-width (empty for one run). */
     for (int row = 0; row < 2; row++) {
       for (size_t i = 0; i < g->np; i++) {
-        across a = across_reps(g->par + i, g->np, done, nd, buf);
+        cli_across a = cli_across_reps(g->par + i, g->np, done, nd, buf);
         fprintf(f, "%s,parameter,", row ? "half_width" : "mean");
-        csv_text(f, cdevs_mo_random_name(mo, i));
+        cli_csv_text(f, cdevs_mo_random_name(mo, i));
         fputc(',', f);
-        csv_num(f, row ? a.hw : a.mean);
+        cli_csv_num(f, row ? a.hw : a.mean);
         fprintf(f, ",,\n");
       }
       for (size_t i = 0; i < g->nv; i++) {
         fprintf(f, "%s,variable,", row ? "half_width" : "mean");
-        csv_text(f, cdevs_mo_output_name(mo, i));
+        cli_csv_text(f, cdevs_mo_output_name(mo, i));
         for (int j = 0; j < 3; j++) {
-          across a = across_reps(g->val + i * 3 + (size_t)j, g->nv * 3, done, nd, buf);
+          cli_across a = cli_across_reps(g->val + i * 3 + (size_t)j, g->nv * 3, done, nd, buf);
           fputc(',', f);
-          csv_num(f, row ? a.hw : a.mean);
+          cli_csv_num(f, row ? a.hw : a.mean);
         }
         fputc('\n', f);
       }
@@ -402,7 +358,7 @@ static int write_report(const char *path, const cdevs_mo *mo, const cdevs_mo_exp
   return 0;
 }
 
-static void report_line(FILE *f, const char *name, across a, size_t nd) {
+static void report_line(FILE *f, const char *name, cli_across a, size_t nd) {
   char hw[32];
   if (isfinite(a.hw)) snprintf(hw, sizeof hw, "%.6g", a.hw);
   else snprintf(hw, sizeof hw, "%s", nd < 2 ? "(one run)" : "-");
@@ -424,13 +380,13 @@ static void report_across(FILE *f, const cdevs_mo *mo, const cdevs_mo_experiment
   fprintf(f, "%-36s %12s %12s %12s %12s\n", "Parameters drawn", "mean", "half width", "minimum", "maximum");
   for (size_t i = 0; i < g->np; i++) {
     snprintf(name, sizeof name, "%s ~ %s", cdevs_mo_random_name(mo, i), cdevs_mo_random_law(mo, i));
-    report_line(f, name, across_reps(g->par + i, g->np, done, nd, buf), nd);
+    report_line(f, name, cli_across_reps(g->par + i, g->np, done, nd, buf), nd);
   }
   for (int j = 0; j < 3 && g->nv; j++) {
     fprintf(f, "%s\n", heads[j]);
     for (size_t i = 0; i < g->nv; i++)
       report_line(f, cdevs_mo_output_name(mo, i),
-                  across_reps(g->val + i * 3 + (size_t)j, g->nv * 3, done, nd, buf), nd);
+                  cli_across_reps(g->val + i * 3 + (size_t)j, g->nv * 3, done, nd, buf), nd);
   }
   free(buf);
 }

@@ -146,53 +146,13 @@ static int rep_parse(char *text, rep *reps, uint64_t k, rep **ref) {
 
 /* ---- The report of many replications ----------------------------------------------- */
 
-static void csv_text(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-static void csv_num(FILE *f, double x) {
-  if (isfinite(x)) fprintf(f, "%.17g", x);
-}
-
-static void json_text(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-    else fputc(ch, f);
-  }
-  fputc('"', f);
-}
-
-static void json_num(FILE *f, double x) {
-  if (isfinite(x)) fprintf(f, "%.17g", x);
-  else fputs("null", f);
-}
-
 static const char *const kind_names[] = {"count", "tally", "time"};
 static const char *const hw_names[] = {"ok", "insufficient", "correlated"};
 
-/* The replications that ran, in order, and statistic i's averages over them: the mean
- * and its 95% half-width (Student t), min and max. */
-typedef struct across {
-  double mean, hw, min, max;
-} across;
-
-static across across_reps(const rep *reps, const uint64_t *done, size_t nd, uint32_t i, double *buf) {
-  across a = {NAN, NAN, INFINITY, -INFINITY};
-  for (size_t k = 0; k < nd; k++) {
-    buf[k] = reps[done[k]].st[i].s.avg;
-    if (buf[k] < a.min) a.min = buf[k];
-    if (buf[k] > a.max) a.max = buf[k];
-  }
-  a.mean = cdevs_stats_mean_hw(buf, nd, &a.hw);
-  return a;
+/* The replications that ran, in order, and statistic i's averages over them. */
+static cli_across across_reps(const rep *reps, const uint64_t *done, size_t nd, uint32_t i, double *buf) {
+  for (size_t k = 0; k < nd; k++) buf[k] = reps[done[k]].st[i].s.avg;
+  return cli_across_values(buf, nd);
 }
 
 static int write_report_file(const char *path, const cli_proc_opts *o, const cdevs_mo_experiment *e,
@@ -212,44 +172,44 @@ static int write_report_file(const char *path, const cli_proc_opts *o, const cde
   }
   if (json) {
     fprintf(f, "{\n  \"start\": ");
-    json_num(f, e->start);
+    cli_json_num(f, e->start);
     fprintf(f, ",\n  \"stop\": ");
-    json_num(f, t_end);
+    cli_json_num(f, t_end);
     fprintf(f, ",\n  \"warmup\": ");
-    json_num(f, o->warmup);
+    cli_json_num(f, o->warmup);
     fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n  \"replications\": [", o->seed);
     for (size_t k = 0; k < nd; k++) fprintf(f, "%s%" PRIu64, k ? ", " : "", done[k] + 1);
     fprintf(f, "],\n  \"statistics\": [");
     for (uint32_t i = 0; i < n; i++) {
       const rep_stat *s0 = &reps[done[0]].st[i];
-      across a = across_reps(reps, done, nd, i, buf);
+      cli_across a = across_reps(reps, done, nd, i, buf);
       fprintf(f, "%s\n    {\"category\": ", i ? "," : "");
-      json_text(f, s0->category);
+      cli_json_text(f, s0->category);
       fprintf(f, ", \"owner\": ");
-      json_text(f, s0->owner);
+      cli_json_text(f, s0->owner);
       fprintf(f, ", \"name\": ");
-      json_text(f, s0->name);
+      cli_json_text(f, s0->name);
       fprintf(f, ", \"kind\": \"%s\",\n     \"mean\": ", kind_names[s0->kind]);
-      json_num(f, a.mean);
+      cli_json_num(f, a.mean);
       fprintf(f, ", \"half_width\": ");
-      json_num(f, a.hw);
+      cli_json_num(f, a.hw);
       fprintf(f, ", \"min\": ");
-      json_num(f, a.min);
+      cli_json_num(f, a.min);
       fprintf(f, ", \"max\": ");
-      json_num(f, a.max);
+      cli_json_num(f, a.max);
       fprintf(f, ",\n     \"runs\": [");
       for (size_t k = 0; k < nd; k++) {
         const rep_stat *s = &reps[done[k]].st[i];
         fprintf(f, "%s{\"avg\": ", k ? ", " : "");
-        json_num(f, s->s.avg);
+        cli_json_num(f, s->s.avg);
         fprintf(f, ", \"half_width\": ");
-        json_num(f, s->s.hw_status == CDEVS_HW_OK ? s->s.half_width : NAN);
+        cli_json_num(f, s->s.hw_status == CDEVS_HW_OK ? s->s.half_width : NAN);
         fprintf(f, ", \"half_width_status\": \"%s\", \"min\": ", hw_names[s->s.hw_status]);
-        json_num(f, s->s.min);
+        cli_json_num(f, s->s.min);
         fprintf(f, ", \"max\": ");
-        json_num(f, s->s.max);
+        cli_json_num(f, s->s.max);
         fprintf(f, ", \"final\": ");
-        json_num(f, s->s.final);
+        cli_json_num(f, s->s.final);
         fprintf(f, ", \"count\": %" PRIu64 "}", s->s.count);
       }
       fprintf(f, "]}");
@@ -261,34 +221,34 @@ static int write_report_file(const char *path, const cli_proc_opts *o, const cde
       for (uint32_t i = 0; i < n; i++) {
         const rep_stat *s = &reps[done[k]].st[i];
         fprintf(f, "%" PRIu64 ",%s,", done[k] + 1, s->category);
-        csv_text(f, s->owner);
+        cli_csv_text(f, s->owner);
         fprintf(f, ",%s,%s,", s->name, kind_names[s->kind]);
-        csv_num(f, s->s.avg);
+        cli_csv_num(f, s->s.avg);
         fputc(',', f);
-        if (s->s.hw_status == CDEVS_HW_OK) csv_num(f, s->s.half_width);
+        if (s->s.hw_status == CDEVS_HW_OK) cli_csv_num(f, s->s.half_width);
         fputc(',', f);
-        csv_num(f, s->s.min);
+        cli_csv_num(f, s->s.min);
         fputc(',', f);
-        csv_num(f, s->s.max);
+        cli_csv_num(f, s->s.max);
         fputc(',', f);
-        csv_num(f, s->s.final);
+        cli_csv_num(f, s->s.final);
         fprintf(f, ",%" PRIu64 "\n", s->s.count);
       }
     /* Across the replications: the mean of their averages, its half-width, their
      * extremes, and how many there were. */
     for (uint32_t i = 0; nd > 1 && i < n; i++) {
       const rep_stat *s0 = &reps[done[0]].st[i];
-      across a = across_reps(reps, done, nd, i, buf);
+      cli_across a = across_reps(reps, done, nd, i, buf);
       fprintf(f, "all,%s,", s0->category);
-      csv_text(f, s0->owner);
+      cli_csv_text(f, s0->owner);
       fprintf(f, ",%s,%s,", s0->name, kind_names[s0->kind]);
-      csv_num(f, a.mean);
+      cli_csv_num(f, a.mean);
       fputc(',', f);
-      csv_num(f, a.hw);
+      cli_csv_num(f, a.hw);
       fputc(',', f);
-      csv_num(f, a.min);
+      cli_csv_num(f, a.min);
       fputc(',', f);
-      csv_num(f, a.max);
+      cli_csv_num(f, a.max);
       fprintf(f, ",,%zu\n", nd);
     }
   }
@@ -323,7 +283,7 @@ static void report_across(FILE *f, const rep *reps, const uint64_t *done, size_t
                 "maximum");
         header = 1;
       }
-      across a = across_reps(reps, done, nd, i, buf);
+      cli_across a = across_reps(reps, done, nd, i, buf);
       char name[160], hw[32];
       snprintf(name, sizeof name, "%s.%s", s0->owner, s0->name);
       if (!isfinite(a.mean)) { /* no observation in some replication (an empty tally) */

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* open_memstream */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -170,4 +171,50 @@ void cli_reps_summary(const char *path, size_t done, unsigned jobs, double wall)
   if (cli_ranks_size() > 1) snprintf(ranks, sizeof ranks, " ranks=%d", cli_ranks_size());
   fprintf(stderr, "summary: model=%s replications=%zu jobs=%u%s wall_s=%.6f replications_per_s=%.3g\n", path, done, jobs,
           ranks, wall, wall > 0 ? (double)done / wall : 0.0);
+}
+
+/* ---- The report files' text (the process models' and the equation models') -------- */
+
+void cli_csv_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void cli_csv_num(FILE *f, double x) {
+  if (isfinite(x)) fprintf(f, "%.17g", x);
+}
+
+void cli_json_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+    else fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+void cli_json_num(FILE *f, double x) {
+  if (isfinite(x)) fprintf(f, "%.17g", x);
+  else fputs("null", f);
+}
+
+cli_across cli_across_values(const double *x, size_t n) {
+  cli_across a = {NAN, NAN, INFINITY, -INFINITY};
+  for (size_t k = 0; k < n; k++) {
+    if (x[k] < a.min) a.min = x[k];
+    if (x[k] > a.max) a.max = x[k];
+  }
+  a.mean = cdevs_stats_mean_hw(x, n, &a.hw);
+  return a;
+}
+
+cli_across cli_across_reps(const double *x, size_t stride, const uint64_t *done, size_t nd, double *buf) {
+  for (size_t k = 0; k < nd; k++) buf[k] = x[done[k] * stride];
+  return cli_across_values(buf, nd);
 }

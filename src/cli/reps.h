@@ -54,4 +54,20 @@ void cli_reps_summary(const char *path, size_t done, unsigned jobs, double wall)
 struct cli_proc_opts;
 int cli_mo_reps(const cli_model *m, cdevs_mo *mo, const cdevs_mo_experiment *e, const struct cli_proc_opts *o);
 
+/* Report files: a CSV field quoted, a number (nothing for one not finite), a JSON
+ * string escaped, a JSON number (null for one not finite). */
+void cli_csv_text(FILE *f, const char *s);
+void cli_csv_num(FILE *f, double x);
+void cli_json_text(FILE *f, const char *s);
+void cli_json_num(FILE *f, double x);
+
+/* Over the replications that ran (done[0..nd)), the values x[done[k]·stride]: their
+ * mean with its 95% half-width (Student t), min and max (buf: room for nd). */
+typedef struct cli_across {
+  double mean, hw, min, max;
+} cli_across;
+cli_across cli_across_reps(const double *x, size_t stride, const uint64_t *done, size_t nd, double *buf);
+/* The same over x[0..n). */
+cli_across cli_across_values(const double *x, size_t n);
+
 #endif

@@ -63,6 +63,10 @@ static int conv_enum(const cdevs_lang_term *t, void *field, char *msg, size_t si
   return -1;
 }
 
+/* A converter of one of a list of names (for a CDEVS_LP_TERM parameter). */
+#define ENUM_CONV(fn, what, names) \
+  static int fn(const cdevs_lang_term *t, void *f, char *m, size_t n) { return conv_enum(t, f, m, n, what, names); }
+
 static const char *const action_names[] = {"Delay", "SeizeDelay", "SeizeDelayRelease", "DelayRelease", NULL};
 static const char *const alloc_names[] = {"ValueAdded", "NonValueAdded", "Wait", "Transfer", "Other", NULL};
 static const char *const rule_names[] = {"FIFO", "LIFO", "LowestValueFirst", "HighestValueFirst", NULL};
@@ -73,33 +77,15 @@ static const char *const mode_names[] = {"Split", "Duplicate", NULL};
 static const char *const attributes_names[] = {"Retain", "Take", NULL};
 static const char *const assign_mode_names[] = {"Set", "Add", NULL};
 
-static int conv_action(const cdevs_lang_term *t, void *f, char *m, size_t n) {
-  return conv_enum(t, f, m, n, "action", action_names);
-}
-static int conv_alloc(const cdevs_lang_term *t, void *f, char *m, size_t n) {
-  return conv_enum(t, f, m, n, "allocation", alloc_names);
-}
-static int conv_rule(const cdevs_lang_term *t, void *f, char *m, size_t n) {
-  return conv_enum(t, f, m, n, "rule", rule_names);
-}
-static int conv_record(const cdevs_lang_term *t, void *f, char *m, size_t n) {
-  return conv_enum(t, f, m, n, "kind", record_names);
-}
-static int conv_batch_kind(const cdevs_lang_term *t, void *f, char *m, size_t n) {
-  return conv_enum(t, f, m, n, "kind", batch_kind_names);
-}
-static int conv_save(const cdevs_lang_term *t, void *f, char *m, size_t n) {
-  return conv_enum(t, f, m, n, "save", save_names);
-}
-static int conv_mode(const cdevs_lang_term *t, void *f, char *m, size_t n) {
-  return conv_enum(t, f, m, n, "mode", mode_names);
-}
-static int conv_assign_mode(const cdevs_lang_term *t, void *f, char *m, size_t n) {
-  return conv_enum(t, f, m, n, "mode", assign_mode_names);
-}
-static int conv_attributes(const cdevs_lang_term *t, void *f, char *m, size_t n) {
-  return conv_enum(t, f, m, n, "attributes", attributes_names);
-}
+ENUM_CONV(conv_action, "action", action_names)
+ENUM_CONV(conv_alloc, "allocation", alloc_names)
+ENUM_CONV(conv_rule, "rule", rule_names)
+ENUM_CONV(conv_record, "kind", record_names)
+ENUM_CONV(conv_batch_kind, "kind", batch_kind_names)
+ENUM_CONV(conv_save, "save", save_names)
+ENUM_CONV(conv_mode, "mode", mode_names)
+ENUM_CONV(conv_assign_mode, "mode", assign_mode_names)
+ENUM_CONV(conv_attributes, "attributes", attributes_names)
 
 /* A count (uint64_t): a whole number >= 0. */
 static int conv_count(const cdevs_lang_term *t, void *field, char *msg, size_t size) {
@@ -487,9 +473,7 @@ static int resource_declare(void *ctx, const char *name, void *arg, char *msg, s
 /* ---- SIMAN's blocks ---------------------------------------------------------------- */
 
 static const char *const tally_names[] = {"TimeInSystem", "Attribute", "Interval", NULL};
-static int conv_tally(const cdevs_lang_term *t, void *f, char *m, size_t n) {
-  return conv_enum(t, f, m, n, "kind", tally_names);
-}
+ENUM_CONV(conv_tally, "kind", tally_names)
 
 static const cdevs_lang_param queue_p[] = {
     PR(cdevs_siman_queue_params, name, CDEVS_LP_NAME, "the queue's name in the report; the block's if not given"),
