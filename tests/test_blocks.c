@@ -176,6 +176,126 @@ static void test_comparator_saturation_switch(void) {
   rig_free(&r);
 }
 
+/*
+ * A hybrid block whose input is sent again at the instant of its own crossing: u = s
+ * + 0·y, a WSum of a sine s and the block's own output y with weight 0 (a feedback
+ * switched off), re-sends s when y changes. s(t) = sin(πt) crosses a level L at
+ * instants that are roots only to the rounding of t: the value sent again is off L by
+ * up to π·ulp(t)/2 (~1e-16), on either side. It was taken for a jump back across the
+ * level (the output flipped back, the root found again a rounding away flipped it once
+ * more: "more than 10^6 transitions at one instant" at the comparator's first fall
+ * through 0.3, t = 0.903); it must not be. The edges are checked against the
+ * closed-form crossings of sin(πt): up through L at 2j + asin(L)/π, down at 2j + 1 -
+ * asin(L)/π. The sine source's cubic segments are within dq = 1e-7 of it, so each
+ * crossing within 1e-7 / (π·|cos|) of the true one (|cos| >= 0.6 at the levels used).
+ */
+static void test_resent_at_crossing(void) {
+  const double a1 = asin(0.4) / PI, a2 = asin(0.8) / PI, lb = asin(0.3) / PI, tol = 1e-7 / (PI * 0.6) + 1e-12;
+  enum { CMP, SWITCH, QUANT, HYST, CROSS, NKIND };
+  static const char *names[NKIND] = {"comparator", "switch", "quantizer", "hysteresis", "cross detect"};
+  for (int kind = 0; kind < NKIND; kind++) {
+    rig r;
+    cdevs_model *root = rig_new(&r, 1, 0.0, 0.0);
+    cdevs_sine_params sn = {1.0, 0.5, 0.0, 0.0, 3, 1e-7};
+    cdevs_model *sine = cdevs_atomic_add(root, "s", &cdevs_sine_ops, &sn);
+    cdevs_wsum_params wp = {2, {1.0, 0.0}};
+    cdevs_model *sum = cdevs_atomic_add(root, "u", &cdevs_wsum_ops, &wp);
+    cdevs_model *b = NULL;
+    cdevs_comparator_params cp = {0.3, -1.0, 1.0};
+    cdevs_switch_params swp = {0.3};
+    cdevs_quantizer_params qp = {0.4, 0.0};
+    cdevs_hysteresis_params hp = {0.5, -0.5, -1.0, 1.0, 0};
+    cdevs_cross_params xp = {0.3, 0, 1.0};
+    const char *in = "u";
+    if (kind == CMP) b = cdevs_atomic_add(root, "b", &cdevs_comparator_ops, &cp);
+    if (kind == QUANT) b = cdevs_atomic_add(root, "b", &cdevs_quantizer_ops, &qp);
+    if (kind == HYST) b = cdevs_atomic_add(root, "b", &cdevs_hysteresis_ops, &hp);
+    if (kind == CROSS) b = cdevs_atomic_add(root, "b", &cdevs_cross_ops, &xp);
+    if (kind == SWITCH) {
+      cdevs_constant_params c1 = {1.0}, c2 = {-1.0};
+      b = cdevs_atomic_add(root, "b", &cdevs_switch_ops, &swp);
+      cdevs_connect(root, cdevs_atomic_add(root, "hi", &cdevs_constant_ops, &c1), "y", b, "u0");
+      cdevs_connect(root, cdevs_atomic_add(root, "lo", &cdevs_constant_ops, &c2), "y", b, "u1");
+      in = "ctl";
+    }
+    cdevs_connect(root, sine, "y", sum, "u0");
+    cdevs_connect(root, b, "y", sum, "u1");
+    cdevs_connect(root, sum, "y", b, in);
+    cdevs_connect(root, b, "y", r.rec, "u0");
+    if (rig_run(&r, 5.5)) { /* (each kind is tried) */
+      fprintf(stderr, "  %s, its input sent again at its crossings: the run failed\n", names[kind]);
+      check_failed++;
+      rig_free(&r);
+      continue;
+    }
+    /* The expected edges (time, value) up to 5.5. */
+    double et[64], ev[64];
+    size_t ne = 0;
+    if (kind == CMP || kind == SWITCH) { /* low (s = 0 < 0.3), then each crossing of 0.3 */
+      et[ne] = 0.0, ev[ne++] = -1.0;
+      for (int k = 0; k < 6; k++) et[ne] = 2 * (k / 2) + (k % 2 ? 1 - lb : lb), ev[ne++] = k % 2 ? -1.0 : 1.0;
+    } else if (kind == HYST) { /* low; high where s reaches 0.5, low where it falls to -0.5 */
+      et[ne] = 0.0, ev[ne++] = -1.0;
+      for (int k = 0; k < 6; k++) et[ne] = k + 1.0 / 6.0, ev[ne++] = k % 2 ? -1.0 : 1.0;
+    } else if (kind == QUANT) { /* k·0.4: up at (k+1)·0.4, down at k·0.4 (no hysteresis) */
+      const double per[10] = {a1, a2, 1 - a2, 1 - a1, 1, 1 + a1, 1 + a2, 2 - a2, 2 - a1, 2};
+      const double val[10] = {0.4, 0.8, 0.4, 0.0, -0.4, -0.8, -1.2, -0.8, -0.4, 0.0};
+      et[ne] = 0.0, ev[ne++] = 0.0;
+      for (int p = 0; p < 3; p++)
+        for (int i = 0; i < 10 && 2.0 * p + per[i] < 5.5; i++) et[ne] = 2.0 * p + per[i], ev[ne++] = val[i];
+    }
+    if (kind == CROSS) { /* one event per crossing of 0.3, none at the start */
+      size_t n = cdevs_recorder_rows(r.rs);
+      CHECK_EQ_INT(n, 6);
+      for (size_t i = 0; i < n && i < 6; i++) {
+        double v, t = cdevs_recorder_row(r.rs, i, &v);
+        CHECK_NEAR(t, (double)(2 * (i / 2)) + (i % 2 ? 1 - lb : lb), tol);
+      }
+      ne = n;
+    } else {
+      double t[64], v[64];
+      size_t n = changes(&r, t, v, 64);
+      CHECK_EQ_INT(n, ne);
+      for (size_t i = 0; i < n && i < ne; i++) {
+        CHECK_NEAR(t[i], et[i], tol);
+        CHECK_NEAR(v[i], ev[i], 1e-15);
+      }
+    }
+    printf("%s, its input sent again at its crossings: %zu edges\n", names[kind], ne);
+    rig_free(&r);
+  }
+
+  /* A genuine jump across the level at the instant of the crossing still flips: u =
+   * r + st, a ramp r = t crossing 3.5 at t = 3.5 where a step st falls from 0 to -1.
+   * The comparator goes high at 3.5 and, u being 2.5 then, low at once; it goes high
+   * again where u = t - 1 reaches 3.5, at 4.5. */
+  {
+    rig r;
+    cdevs_model *root = rig_new(&r, 1, 0.0, 0.0);
+    cdevs_ramp_params rp = {0.0, 10.0, 0.0, 10.0};
+    cdevs_step_params sp = {3.5, 0.0, -1.0};
+    cdevs_wsum_params wp = {2, {1.0, 1.0}};
+    cdevs_comparator_params cp = {3.5, -1.0, 1.0};
+    cdevs_model *ramp = cdevs_atomic_add(root, "r", &cdevs_ramp_ops, &rp);
+    cdevs_model *step = cdevs_atomic_add(root, "st", &cdevs_step_ops, &sp);
+    cdevs_model *sum = cdevs_atomic_add(root, "u", &cdevs_wsum_ops, &wp);
+    cdevs_model *cmp = cdevs_atomic_add(root, "cmp", &cdevs_comparator_ops, &cp);
+    cdevs_connect(root, ramp, "y", sum, "u0");
+    cdevs_connect(root, step, "y", sum, "u1");
+    cdevs_connect(root, sum, "y", cmp, "u");
+    cdevs_connect(root, cmp, "y", r.rec, "u0");
+    RUN_OR_RETURN(r, 6.0);
+    double t[8], v[8];
+    size_t n = changes(&r, t, v, 8);
+    CHECK_EQ_INT(n, 2); /* low from 0; 3.5's row holds low again; high at 4.5 */
+    if (n == 2) {
+      CHECK_NEAR(t[1], 4.5, 1e-12);
+      CHECK_NEAR(v[1], 1.0, 0.0);
+    }
+    rig_free(&r);
+  }
+}
+
 static void test_quantizer_hysteresis(void) {
   /* Triangle 0 → 6 → 0 over a period of 12: u = t up to 6, then 12 - t. */
   cdevs_wave_params tri = {0.0, 6.0, 12.0, 0.0, 0.0};
@@ -736,6 +856,7 @@ int main(void) {
   test_bouncing_ball(CDEVS_QSS3, 1e-3, 1e-6);
   test_bouncing_ball(CDEVS_LIQSS3, 1e-3, 1e-6);
   test_comparator_saturation_switch();
+  test_resent_at_crossing();
   test_quantizer_hysteresis();
   test_pwm_cross_sampler();
   test_sources();

@@ -6,8 +6,13 @@
  *
  * After a crossing the input's value at that instant is the level only up to
  * round-off; planning from there with the value snapped to the level (`snap`) lets
- * the derivatives decide the side, so a crossing is never found twice.
+ * the derivatives decide the side, so a crossing is never found twice. The same holds
+ * for the input sent again at that instant (a block or equations between the signal
+ * and this block passing it on once more): a value within round-off of the level just
+ * crossed is the level (see crossed_at), so it cannot flip the output back, while a
+ * jump across the level by more than that still does.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +28,10 @@ typedef struct hyb_state {
   int to;        /* side after the planned event */
   int by_root;   /* the planned event is a root of the input, not a jump seen at once */
   double snap;   /* level crossed at the last internal event, or NaN */
+  /* The last crossing at a root: its instant, input, level, and how far from the level
+   * round-off can put a value of that input at that instant (see crossed_at). */
+  double t_root, root_level, root_band;
+  int root_in;
   double y[4];   /* output to emit */
   int yorder;
   int emit;      /* λ emits y at the planned event */
@@ -63,12 +72,40 @@ static int check_finite(cdevs_ctx *cx, const double *p, int n, const char *what)
 static void hyb_start(hyb_state *s) {
   s->sigma = INFINITY;
   s->snap = NAN;
+  s->t_root = NAN;
 }
 
-/* The input's series around t, with the value snapped to the level just crossed. */
+/*
+ * Input i crossed `level` (moving at level_slope: a PWM's carrier) at t, at a root of
+ * its series: the plan from here takes the value as the level (snap). So does one of
+ * the input sent again at this instant whose value is off the level by no more than
+ * round-off can explain: the instant t is the root only to half a unit in its last
+ * place, which at the input's slope puts the value off the level by up to
+ * |slope|·ulp(t)/2 (2.6e-16 for a pendulum's angle crossing 0 at 3.2 rad/s near
+ * t = 1.5), and the series' terms carry a few units in the last place of their sizes.
+ * Taken for a jump back across the level, such a value flipped the output back, and
+ * the root found again a rounding away flipped it once more, for ever at one instant.
+ */
+static void crossed_at(hyb_state *s, int i, double t, double level, double level_slope) {
+  const cdevs__sig *u = &s->u[i];
+  double c[4], terms = 0.0, p = 1.0, tau = t - u->t;
+  for (int k = 0; k <= u->order; k++, p *= tau) terms += fabs(u->c[k] * p);
+  cdevs__sig_at(u, t, c);
+  double slope = fabs((u->order >= 1 ? c[1] : 0.0) - level_slope);
+  double ulp = nextafter(fabs(t), INFINITY) - fabs(t);
+  s->snap = level;
+  s->t_root = t, s->root_in = i, s->root_level = level;
+  s->root_band = 4.0 * slope * ulp + 16.0 * DBL_EPSILON * (fabs(level) + terms);
+}
+
+/* The input's series around t, with the value snapped to the level just crossed (at
+ * the crossing, and for a value sent again then within round-off of it). */
 static int input_at(const hyb_state *s, int i, double t, double *c) {
   cdevs__sig_at(&s->u[i], t, c);
-  if (!isnan(s->snap)) c[0] = s->snap;
+  if (!isnan(s->snap))
+    c[0] = s->snap;
+  else if (t == s->t_root && i == s->root_in && fabs(c[0] - s->root_level) <= s->root_band)
+    c[0] = s->root_level;
   return s->u[i].order;
 }
 
@@ -175,7 +212,8 @@ static void level_int(cdevs_ctx *cx, void *state, int kind) {
   double t = cdevs_ctx_time(cx);
   int crossed = s->to != s->side && s->by_root;
   s->side = s->to;
-  s->snap = crossed ? s->p[0] : NAN;
+  s->snap = NAN;
+  if (crossed) crossed_at(s, 0, t, s->p[0], 0.0);
   level_plan(s, t, kind);
   s->snap = NAN;
 }
@@ -244,7 +282,8 @@ static void hyst_int(cdevs_ctx *cx, void *state) {
   double t = cdevs_ctx_time(cx);
   int crossed = s->to != s->side && s->by_root;
   s->side = s->to;
-  s->snap = crossed ? (s->side > 0 ? s->p[0] : s->p[1]) : NAN;
+  s->snap = NAN;
+  if (crossed) crossed_at(s, 0, t, s->side > 0 ? s->p[0] : s->p[1], 0.0);
   hyst_plan(s, t);
   s->snap = NAN;
   if (s->to == s->side) s->emit = 0, s->sigma = s->sigma == 0.0 ? INFINITY : s->sigma;
@@ -323,8 +362,9 @@ static void sat_int(cdevs_ctx *cx, void *state) {
   int from = s->side;
   s->side = s->to;
   /* Snap to the bound between the old and the new region. */
-  s->snap = from == s->side || from == 2 || !s->by_root ? NAN
-            : (from > 0 || s->side > 0) ? s->p[1] : s->p[0];
+  s->snap = NAN;
+  if (from != s->side && from != 2 && s->by_root)
+    crossed_at(s, 0, t, from > 0 || s->side > 0 ? s->p[1] : s->p[0], 0.0);
   sat_plan(s, t, 0);
   s->snap = NAN;
   if (s->sigma == 0.0 && s->to == s->side) s->sigma = INFINITY; /* nothing new */
@@ -407,7 +447,7 @@ static void quant_int(cdevs_ctx *cx, void *state) {
     s->emit = 0;
     return;
   }
-  s->snap = s->to > 0 ? (double)(s->k + 1) * s->p[0] : (double)s->k * s->p[0] - s->p[1];
+  crossed_at(s, 0, t, s->to > 0 ? (double)(s->k + 1) * s->p[0] : (double)s->k * s->p[0] - s->p[1], 0.0);
   (void)quant_plan(cx, s, t);
   s->snap = NAN;
 }
@@ -468,8 +508,9 @@ static void switch_int(cdevs_ctx *cx, void *state) {
   int crossed = s->to != s->side;
   s->side = s->to;
   double c[4];
+  if (crossed) crossed_at(s, 1, t, s->p[0], 0.0); /* ctl is at the level: let its derivatives decide */
   int order = input_at(s, 1, t, c);
-  if (crossed) c[0] = s->p[0]; /* ctl is at the level: let its derivatives decide */
+  s->snap = NAN;
   s->to = -s->side;
   s->sigma = cdevs__next_cross(c, order, s->p[0], s->side);
   int other = s->to > 0 ? 0 : 2;
@@ -688,7 +729,7 @@ static void pwm_int(cdevs_ctx *cx, void *state) {
     s->k++;
     s->side = 0;
   }
-  if (crossed) s->snap = (t - tk) / T; /* snap duty - carrier to 0 at the crossing */
+  if (crossed) crossed_at(s, 0, t, (t - tk) / T, 1.0 / T); /* snap duty - carrier to 0 at the crossing */
   pwm_plan(s, t);
   s->snap = NAN;
   if (s->sigma == 0.0 && s->to == s->side) s->emit = 0;

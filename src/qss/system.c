@@ -59,10 +59,10 @@ typedef struct sys_state {
   tnode *tree;     /* 2·nitems - 1 nodes over the items: see tfix */
   uint32_t nitems; /* states, then crossings, then algebraic outputs (their refreshes) */
   csr sd, sz, dd, dz; /* state -> derivatives, state -> crossings, discrete -> … */
-  /* Outputs: so and dso list those of each state and discrete; alg_out those that
-   * are algebraics (re-sent after every change, as anything may move them). The
-   * changed ones wait in dirty[0..ndirty) (out_dirty flags them) for the zero-time
-   * transition whose λ sends them. */
+  /* Outputs: so and dso list those each state (or input) and discrete moves: its
+   * own, and the algebraic ones that read it, directly or through other algebraics;
+   * alg_out lists the algebraic ones. The changed ones wait in dirty[0..ndirty)
+   * (out_dirty flags them) for the zero-time transition whose λ sends them. */
   csr so, dso;
   uint32_t *alg_out, n_alg_out, *dirty, ndirty;
   /* Algebraics are evaluated on demand, each once per change: alg[a] is current when
@@ -502,6 +502,7 @@ static void algs_for_outputs(cdevs_ctx *cx, sys_state *s, double t) {
   const cdevs__sys_spec *sp = s->sp;
   int m = s->m->order;
   for (uint32_t k = 0; k < s->n_alg_out; k++) {
+    if (!s->out_dirty[s->alg_out[k]]) continue; /* not sent now: its refresh stays */
     uint32_t a = sp->out_index[s->alg_out[k]];
     if (ensure_algs(cx, s, &a, 1, t, UINT32_MAX)) return;
     /* An algebraic beyond its series (sent to order m - 1, as q): a function of
@@ -675,11 +676,10 @@ static void mark_output(sys_state *s, uint32_t o) {
   if (!s->out_dirty[o]) s->out_dirty[o] = 1, s->dirty[s->ndirty++] = o;
 }
 
-/* Variable i (of the kind whose outputs `by` lists) changed: its outputs, and the
- * algebraic ones, are to be sent. */
+/* Variable i (of the kind whose outputs `by` lists) changed: the outputs it moves
+ * are to be sent. */
 static void mark_outputs(sys_state *s, const csr *by, uint32_t i) {
   for (uint32_t k = by->start[i]; k < by->start[i + 1]; k++) mark_output(s, by->to[k]);
-  for (uint32_t k = 0; k < s->n_alg_out; k++) mark_output(s, s->alg_out[k]);
 }
 
 static int after_state_change(cdevs_ctx *cx, sys_state *s, uint32_t i, double t, int requant) {
@@ -899,6 +899,37 @@ static void set_input(sys_state *s, uint32_t k, double c0, const double *c, int 
 
 /* ---- The atomic model ------------------------------------------------------------------ */
 
+/*
+ * The algebraic outputs each state (or input) and discrete moves, directly or through
+ * other algebraics, as (variable, output) pairs into ps[0] and ps[1]. An algebraic
+ * output is sent again only when something it reads has changed: re-sending every one
+ * after any change sent th = theta again at each event of an input th does not read,
+ * so a block between th and that input (a gain, a saturation: no instantaneous loop,
+ * as lang_check_loops rightly finds) fed a zero-time loop, and a comparator on th got
+ * the value at its own crossing again, off the level by the rounding of the instant.
+ * 0, or -1 out of memory.
+ */
+static int alg_out_readers(sys_state *s, pairs *ps) {
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t n = s->n_alg_out, nv[3] = {sp->n_states + sp->n_in, sp->n_discs, sp->n_discs};
+  static const int ops[3] = {BC_STATE, BC_DISC, BC_PRE};
+  if (!n) return 0;
+  const bc_code **codes = tmp_new(s, n * sizeof *codes);
+  if (!codes) return -1;
+  for (uint32_t k = 0; k < n; k++) codes[k] = &sp->alg[sp->out_index[s->alg_out[k]]];
+  csr direct = {0}, by[3] = {{0}, {0}, {0}};
+  int rc = direct_algs(s, &direct, codes, n);
+  for (int w = 0; w < 3 && !rc; w++) rc = build_csr(s, &by[w], nv[w], codes, n, ops[w], &direct);
+  for (int w = 0; w < 3 && !rc; w++)
+    for (uint32_t v = 0; v < nv[w] && !rc; v++)
+      for (uint32_t j = by[w].start[v]; j < by[w].start[v + 1] && !rc; j++)
+        rc = pairs_push(s, &ps[w > 0], v, s->alg_out[by[w].to[j]]);
+  for (int w = 0; w < 3; w++) free_csr(s->alloc, &by[w], nv[w]);
+  free_csr(s->alloc, &direct, n);
+  tmp_free(s, codes, n * sizeof *codes);
+  return rc;
+}
+
 /* Points the state's arrays into the block at base, one after another; returns the
  * bytes they take. With base NULL it only measures (the tree's alignment counted at
  * its most). */
@@ -1106,7 +1137,8 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
     else bad_out |= pairs_push(s, &ps[sp->out_kind[o] == 2], sp->out_index[o], o);
     mark_output(s, o); /* every output is sent at the start */
   }
-  bad_out = bad_out || pairs_to_csr(s, &s->so, ns + sp->n_in, &ps[0]) || pairs_to_csr(s, &s->dso, sp->n_discs, &ps[1]);
+  bad_out = bad_out || alg_out_readers(s, ps) || pairs_to_csr(s, &s->so, ns + sp->n_in, &ps[0]) ||
+            pairs_to_csr(s, &s->dso, sp->n_discs, &ps[1]);
   pairs_free(s, &ps[0]), pairs_free(s, &ps[1]);
   if (bad_out) return CDEVS_ENOMEM;
   /* A crossing is quiet when its handlers neither reinit a state that is an output
