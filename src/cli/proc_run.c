@@ -463,7 +463,8 @@ struct cli_proc_trace {
   double cur;           /* the instant of the last transition seen */
   double last;          /* the time of the last row written */
   FILE *f;
-  char *part, *out;
+  cdevs_results_file *rf; /* written beside out under a unique name, put in place at the end */
+  char *out;
   cdevs_observer obs;
 };
 
@@ -497,9 +498,8 @@ static void trace_transition(void *ud, double t, uint32_t atomic, cdevs_transiti
 
 static void trace_free(cli_proc_trace *tr) {
   if (!tr) return;
-  if (tr->f) fclose(tr->f);
-  if (tr->part) remove(tr->part);
-  free(tr->idx), free(tr->latest), free(tr->row), free(tr->part), free(tr->out);
+  if (tr->rf) (void)cdevs_results_file_close(tr->rf, 0);
+  free(tr->idx), free(tr->latest), free(tr->row), free(tr->out);
   free(tr);
 }
 
@@ -521,8 +521,7 @@ cli_proc_trace *cli_proc_trace_open(cdevs_proc *w, cdevs_sim *sim, const char *v
   size_t cap = 1;
   for (const char *c = vars; *c; c++) cap += *c == ',';
   if (!tr || !list || !(tr->idx = calloc(cap, sizeof *tr->idx)) || !(tr->latest = calloc(cap, sizeof *tr->latest)) ||
-      !(tr->row = calloc(cap, sizeof *tr->row)) || !(tr->out = strdup(out)) ||
-      !(tr->part = malloc(strlen(out) + 6))) {
+      !(tr->row = calloc(cap, sizeof *tr->row)) || !(tr->out = strdup(out))) {
     fprintf(stderr, "cdevs run: out of memory\n");
     goto fail;
   }
@@ -546,11 +545,11 @@ cli_proc_trace *cli_proc_trace_open(cdevs_proc *w, cdevs_sim *sim, const char *v
     }
     tr->idx[tr->n++] = (size_t)i;
   }
-  sprintf(tr->part, "%s.part", out);
-  if (!(tr->f = fopen(tr->part, "w"))) {
-    fprintf(stderr, "cdevs run: cannot write %s: %s\n", tr->part, strerror(errno));
+  if (cdevs_results_file_open(out, &tr->rf)) {
+    fprintf(stderr, "cdevs run: cannot write %s: %s\n", out, strerror(errno));
     goto fail;
   }
+  tr->f = cdevs_results_file_stream(tr->rf);
   fprintf(tr->f, "time");
   for (size_t k = 0; k < tr->n; k++) {
     cdevs_stat_info in;
@@ -579,15 +578,9 @@ int cli_proc_trace_close(cli_proc_trace *tr, cdevs_sim *sim, double t_end) {
   cdevs_sim_unobserve(sim, &tr->obs, tr);
   trace_flush(tr);
   if (t_end > tr->cur) trace_row(tr, t_end, tr->row);
-  int bad = ferror(tr->f) != 0;
-  bad |= fclose(tr->f) != 0;
-  tr->f = NULL;
-  if (!bad && rename(tr->part, tr->out) != 0) bad = 1;
+  int bad = cdevs_results_file_close(tr->rf, 1) != CDEVS_OK;
+  tr->rf = NULL;
   if (bad) fprintf(stderr, "cdevs run: writing %s failed: %s\n", tr->out, strerror(errno));
-  else {
-    free(tr->part);
-    tr->part = NULL;
-  }
   trace_free(tr);
   return bad ? -1 : 0;
 }
