@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 secs="${1:-60}"
 tools/deps.sh fuzz
 mkdir -p fuzz/out
-srcs=(src/core/*.c src/qss/*.c src/blocks/*.c src/lang/*.c)
+srcs=(src/core/*.c src/qss/*.c src/blocks/*.c src/graph/*.c src/lang/*.c)
 for f in src/io/*.c; do # the library's: not the command's HDF5 writer
   [ "$f" = src/io/h5out.c ] || srcs+=("$f")
 done

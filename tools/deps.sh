@@ -18,8 +18,9 @@ set -euo pipefail
 # openmpi-bin and libopenmpi-dev: replications across machines (`mpirun -np N cdevs run
 # M.mo --reps K`; MPI is linked into the command only), which tests/reps_cli.cmake runs
 # and which fails without them.
+# graphviz: dot draws the DEVS graphs (cdevs graph --dot --render), as tests/graph_cli.cmake does.
 want=(cmake make gcc g++ libc6-dev time libdragonbox-dev libsundials-dev python3-scipy gnuplot-nox pkgconf groff-base
-      libhdf5-dev python3-h5py openmpi-bin libopenmpi-dev)
+      libhdf5-dev python3-h5py openmpi-bin libopenmpi-dev graphviz)
 # The fuzz targets: clang with its libFuzzer and sanitizer runtimes.
 [ "${1:-build}" = fuzz ] && want+=(clang libclang-rt-14-dev)
 # The process-model benchmark's peer: SimPy running the same M/M/1.

@@ -7,6 +7,7 @@
 #include "blocks.h"
 #include "continuous.h"
 #include "devstone.h"
+#include "graph.h"
 #include "lang.h"
 #include "mailbox.h"
 #include "model.h"

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "graph.h"
 #include "model.h"
 #include "sim.h"
 #include "qss.h"
@@ -136,6 +137,14 @@ void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st);
  * integrators of its block diagram). */
 void cdevs_mo_stats_sim(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st);
 
+
+/* ---- DEVS graphs --------------------------------------------------------------------
+ *
+ * `graph Name … end Name;` defines a DEVS graph class (cdevs/graph.h; the syntax is in
+ * README.md, "DEVS graphs"); `Name g(p = 2);` instantiates it as a component. The
+ * model's graph instances: how many, and each one's graph (owned by mo) and name. */
+size_t cdevs_mo_graph_count(const cdevs_mo *mo);
+const cdevs_graph *cdevs_mo_graph(const cdevs_mo *mo, size_t i, const char **name);
 
 /* ---- Blocks of other layers -------------------------------------------------------- */
 

@@ -96,6 +96,8 @@ int cli_example(int argc, char **argv);
 int cli_devstone(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_list_blocks(int argc, char **argv);
+int cli_graph(int argc, char **argv); /* graph_cmd.c */
+extern const cli_cmd cli_graph_cmd;
 
 extern const cli_cmd cli_run_cmd, cli_check_cmd, cli_flyback_cmd, cli_efp_cmd, cli_devstone_cmd,
     cli_bench_cmd, cli_list_blocks_cmd;

@@ -35,6 +35,7 @@ static const struct {
     {"example", cli_example, {&cli_flyback_cmd, &cli_efp_cmd}},
     {"devstone", cli_devstone, {&cli_devstone_cmd, NULL}},
     {"bench", cli_bench, {&cli_bench_cmd, NULL}},
+    {"graph", cli_graph, {&cli_graph_cmd, NULL}}, /* src/cli/graph_cmd.c */
 };
 
 static int usage(FILE *f) {

@@ -243,6 +243,12 @@ int lang_parse_checked(const lang_src *src, lang_diag *d, lang_arena *a, int fil
 
 int lang_check(const ast_model *m, lang_diag *d) {
   int before = d->errors;
+  for (size_t i = 0; i < m->nnested; i++) lang_check(m->nested[i], d);
+  if (m->graph) {
+    lang_graph_check(m, d);
+    check_experiment(m, d);
+    return d->errors - before;
+  }
   scope s;
   memset(&s, 0, sizeof s);
   s.m = m;

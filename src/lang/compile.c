@@ -434,6 +434,27 @@ static int declare(comp *c) {
   for (size_t i = 0; i < m->ndecls; i++) {
     sym *s = &c->syms[i];
     const decl *d = s->d;
+    if (d->block && d->graph) { /* a DEVS graph: its ports now, the rest once the constants are known */
+      mo_comp *nc = realloc(c->mo->comps, (c->mo->ncomps + 1) * sizeof *nc);
+      if (!nc) {
+        c->oom = 1;
+        break;
+      }
+      c->mo->comps = nc;
+      mo_comp *k = &nc[c->mo->ncomps++];
+      memset(k, 0, sizeof *k);
+      k->name = lang_dup(d->name);
+      k->line = d->line, k->col = d->col;
+      if (!k->name || lang_graph_declare(c, k, d)) {
+        c->oom = 1;
+        break;
+      }
+      s->cls = V_UNKNOWN;
+      s->size = 0;
+      s->first_flat = flat;
+      s->done = 1;
+      continue;
+    }
     if (d->block) {
       const lang_block *b = strncmp(d->block, "cdevs.", 6) == 0 ? lang_block_find(d->block + 6) : NULL;
       if (!b) {
@@ -1178,6 +1199,10 @@ static int comp_params(comp *c, cdevs_mo *mo) {
   int rc = 0;
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     mo_comp *k = &mo->comps[i];
+    if (k->graph) { /* its modifiers are the graph's (graph.c) */
+      if (lang_graph_build(c, k)) rc = -1;
+      continue;
+    }
     const decl *d = lang_lookup(c, k->name)->d;
     int errors = c->d->errors;
     for (int m = 0; d->mods && m < d->mods->nkid; m++) {
@@ -1282,7 +1307,11 @@ void cdevs_mo_free(cdevs_mo *mo) {
   free(sp->state_names), free(sp->alg_names);
   free(sp->der_line), free(sp->alg_line), free(mo->file);
   for (uint32_t f = 0; mo->names && f < mo->nflat; f++) free(mo->names[f]);
-  for (uint32_t i = 0; i < mo->ncomps; i++) free((char *)mo->comps[i].name), free(mo->comps[i].arg);
+  for (uint32_t i = 0; i < mo->ncomps; i++) {
+    mo_comp *k = &mo->comps[i];
+    free((char *)k->name), free(k->arg);
+    cdevs_graph_free(k->graph), free(k->gblock), free(k->gops);
+  }
   for (uint32_t i = 0; i < mo->nstrs; i++) free(mo->strs[i]);
   free(mo->strs);
   for (uint32_t k = 0; k < mo->nins; k++) free(mo->ins[k].name);
@@ -1517,6 +1546,15 @@ static int compile(comp *c, cdevs_mo *mo) {
       snprintf(nm, sizeof nm, "%s.y", mo->comps[i].name);
       if (lang_add_comp_output(mo, nm, i, 0)) return -1;
     }
+    /* and the outputs of its DEVS graphs */
+    for (uint32_t i = 0; i < mo->ncomps && mo->n_out < 64; i++) {
+      const cdevs_port_def *p = mo->comps[i].graph ? lang_block_ports(mo->comps[i].b, CDEVS_OUT) : NULL;
+      for (int o = 0; p && p[o].name && mo->n_out < 64; o++) {
+        char nm[300];
+        snprintf(nm, sizeof nm, "%s.%s", mo->comps[i].name, p[o].name);
+        if (lang_add_comp_output(mo, nm, i, o)) return -1;
+      }
+    }
     /* Nothing integrated: the algebraics and discretes, so that a run shows what
      * the model computes. */
     if (!c->counts[V_STATE] && !mo->ncomps)
@@ -1585,7 +1623,7 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, uint64_
     mo->spec.n_cross = c.ncross;
   }
   free(c.syms), free(c.cls), free(c.cidx), free(c.cval), free(c.code), free(c.der_set), free(c.alg_set);
-  free(c.alg_line), free(c.alg_col), free(c.der_line), free(c.xdisc0), free(c.relh), free(c.rnd);
+  free(c.alg_line), free(c.alg_col), free(c.der_line), free(c.xdisc0), free(c.relh), free(c.rnd), free(c.gseen);
   arena_free(a);
   free(buf);
   if (errors != 0) {

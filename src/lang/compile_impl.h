@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "blocks_map.h"
+#include "cdevs/graph.h"
 #include "cdevs/lang.h"
 #include "lang_impl.h"
 #include "qss/system.h"
@@ -80,6 +81,8 @@ typedef struct comp {
   cdevs_mo *mo;
   lang_arena *a; /* for the expressions the compiler builds (algorithm statements) */
   struct alg_run *alg_run; /* the algorithm section being run symbolically (equations.c) */
+  uint64_t *gseen; /* the graph checks' findings reported so far (graph.c), once each */
+  uint32_t ngseen, capgseen;
 } comp;
 
 /* A library block instance (cdevs.Integrator x(...)) and a connect() between two. */
@@ -90,6 +93,14 @@ typedef struct mo_comp {
   unsigned set; /* bit i: params[i] was given a value */
   int line, col; /* the declaration */
   cdevs_model *model;
+  /* A DEVS graph instance (graph.c): its graph, and b, its ops before and after the
+   * graph is built (gops, its ports only, then the graph's own); the class and the
+   * flat declaration with its modifiers. All owned but the last two. */
+  cdevs_graph *graph;
+  lang_block *gblock;
+  cdevs_atomic_ops *gops;
+  const ast_model *gclass;
+  const decl *gdecl;
 } mo_comp;
 
 typedef struct mo_conn {
@@ -220,6 +231,11 @@ char *lang_dup(const char *s);
  * its index, or -1 (out of memory). */
 int lang_input(comp *c, uint32_t ci, int port, const char *name);
 int lang_is_integrator(const cdevs_atomic_ops *ops);
+/* A component of a DEVS graph class (d->graph): its graph with its ports, at the
+ * declaration; then the graph built from the class with the instance's modifiers and
+ * checked, once the model's constants are known (graph.c). 0, or -1 (reported). */
+int lang_graph_declare(comp *c, mo_comp *k, const decl *d);
+int lang_graph_build(comp *c, mo_comp *k);
 /* A model output: flat scalar f, or a component's port (compile.c). */
 int lang_add_output(cdevs_mo *mo, uint32_t f);
 int lang_add_comp_output(cdevs_mo *mo, const char *name, uint32_t ci, int port);

@@ -242,7 +242,10 @@ static const ast_model *load_class(flat *f, const char *dir, size_t dirlen, cons
  * read for that same name, then a file on the search path; NULL after a message. */
 static const ast_model *find_class(flat *f, const ast_model *from, const char *type, const decl *at) {
   const ast_model *top = from->file_top ? from->file_top : from, *k = NULL;
-  if (!strcmp(top->name, type) && top != f->top) k = top;
+  /* The graph classes defined inside the class, then inside the model. */
+  k = class_in((const ast_model *const *)from->nested, from->nnested, type);
+  if (!k) k = class_in((const ast_model *const *)f->top->nested, f->top->nnested, type);
+  if (!k && !strcmp(top->name, type) && top != f->top) k = top;
   if (!k) k = class_in((const ast_model *const *)top->classes, top->nclasses, type);
   if (!k) k = class_in((const ast_model *const *)f->top->classes, f->top->nclasses, type);
   for (int i = 0; !k && i < f->nlib; i++)
@@ -371,6 +374,21 @@ static void expand_decl(flat *f, const ast_model *k, const char *prefix, const d
   if (is_class_type(d)) {
     const ast_model *c = find_class(f, k, d->block, d);
     if (!c || component_ok(f, d, mod)) return;
+    if (c->graph) { /* a DEVS graph: one component, compiled whole (graph.c) */
+      if (d->dims) {
+        lang_error(f->d, d->line, d->col, "'%s': arrays of graphs are not supported; declare each", d->name);
+        f->failed = 1;
+        return;
+      }
+      decl *nd = new_decl(f);
+      if (!nd) return;
+      *nd = *d;
+      if (f->inst) nd->inst_line = f->inst->line, nd->inst_col = f->inst->col, nd->inst_class = f->inst->block;
+      nd->name = join(f, prefix, d->name);
+      nd->mods = merge_mods(f, mod, rewrite_mods(f, k, prefix, d->mods));
+      nd->graph = c;
+      return;
+    }
     if (d->dims) {
       expand_array(f, k, prefix, d, c, mod);
       return;
@@ -541,7 +559,25 @@ static void expand(flat *f, const ast_model *k, const char *prefix, const node *
   f->depth--;
 }
 
+/* A file whose model is a graph: a model holding one instance of it, of its name. */
+static const ast_model *graph_alone(const ast_model *m, lang_diag *d, lang_arena *a) {
+  ast_model *out = arena_get(a, sizeof *out);
+  node *lists = arena_get(a, 3 * sizeof *lists);
+  decl *inst = out ? model_new_decl(a, out) : NULL;
+  if (!out || !lists || !inst) {
+    lang_error(d, m->line, m->col, "out of memory");
+    return NULL;
+  }
+  out->name = m->name, out->line = m->line, out->col = m->col;
+  out->annots = m->annots, out->nannots = m->nannots, out->capannots = m->capannots;
+  for (int s = 0; s < 3; s++) lists[s] = (node){.kind = N_LIST, .line = m->line, .col = m->col};
+  out->equations = &lists[0], out->algorithms = &lists[1], out->initial = &lists[2];
+  *inst = (decl){.kind = D_REAL, .name = m->name, .line = m->line, .col = m->col, .block = m->name, .graph = m};
+  return out;
+}
+
 const ast_model *lang_flatten(const ast_model *m, const char *path, lang_diag *d, lang_arena *a) {
+  if (m->graph) return graph_alone(m, d, a);
   int any = 0;
   for (size_t i = 0; i < m->ndecls; i++) any |= is_class_type(&m->decls[i]);
   if (!any) return m;

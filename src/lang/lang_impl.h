@@ -64,6 +64,7 @@ typedef enum tok_kind {
   T_COMMA, T_SEMI, T_COLON, T_DOT, T_EQ, T_ASSIGN,
   T_PLUS, T_MINUS, T_STAR, T_SLASH, T_CARET,
   T_LT, T_LE, T_GT, T_GE, T_EQEQ, T_NE,
+  T_BANG, T_QUEST, /* p!v and p?v, in DEVS graphs */
   T_BAD
 } tok_kind;
 
@@ -94,6 +95,7 @@ typedef enum node_kind {
   /* expressions */
   X_NUM, X_REF, X_CALL, X_BIN, X_NEG, X_NOT, X_IF, X_RANGE, X_ARRAY, X_COLON, X_BOOL,
   X_STRING, /* "text" (annotations only): name holds the text */
+  X_EVENT,  /* p?v in a graph's guard: kid[0] the port (X_REF), kid[1] the value */
   /* equations and statements */
   Q_EQ,     /* a = b (equation) */
   Q_ASSIGN, /* a := b (statement) */
@@ -102,6 +104,7 @@ typedef enum node_kind {
   Q_WHEN,   /* when c then body (elsewhen c then body)* end when */
   Q_IF,     /* if c then body (elseif c then body)* (else body)? end if */
   Q_CONNECT, /* connect(a, b) */
+  Q_EMIT,   /* p!v in a graph's internal transition: kid[0] the port (X_REF), kid[1] the value */
   N_LIST    /* a sequence: equations, statements, dimensions */
 } node_kind;
 
@@ -159,6 +162,8 @@ typedef struct decl {
    * component; otherwise (the class's binding, or 'each') one per element of one. */
   const char *elem;
   uint8_t value_across, start_across;
+  /* A component of a DEVS graph class (after flattening): the class. */
+  const struct ast_model *graph;
 } decl;
 
 typedef struct annot {
@@ -167,6 +172,36 @@ typedef struct annot {
   node *value;
   int line, col;
 } annot;
+
+/* ---- DEVS graphs ------------------------------------------------------------------ */
+
+typedef struct ast_phase {
+  const char *name;
+  int line, col;
+  node *lifetime;        /* NULL: inf */
+  const char *life_text; /* the lifetime as written, or NULL */
+  int initial;
+} ast_phase;
+
+typedef struct ast_trans {
+  int external;
+  const char *from, *to;
+  int line, col;                /* the keyword */
+  int from_line, from_col, to_line, to_col;
+  node *guard;   /* external: the condition, NULL for every input */
+  node *emits;   /* internal: N_LIST of Q_EMIT */
+  node *assigns; /* N_LIST of Q_ASSIGN */
+  const char *label; /* as drawn beside the arc: the guard or the outputs, then "/ assignments" */
+} ast_trans;
+
+typedef struct ast_graph {
+  ast_phase *phases;
+  size_t nphases, capphases;
+  ast_trans *trans;
+  size_t ntrans, captrans;
+  int conf_both;          /* confluence internal external; */
+  int conf_line, conf_col; /* where the confluence rule is set (0: the default) */
+} ast_graph;
 
 typedef struct ast_model {
   const char *name;
@@ -184,6 +219,12 @@ typedef struct ast_model {
   struct ast_model **classes;
   size_t nclasses;
   const struct ast_model *file_top; /* its file's last class (whose classes are its siblings) */
+  /* A DEVS graph class (graph Name ... end Name;): its phases and transitions; its
+   * ports, parameters and variables are its decls. NULL for other classes. */
+  ast_graph *graph;
+  /* The graph classes defined inside this class. */
+  struct ast_model **nested;
+  size_t nnested, capnested;
 } ast_model;
 
 /* Everything parsed lives in one arena, freed at once. */
@@ -213,6 +254,8 @@ const ast_model *lang_front(const lang_src *src, const char *path, lang_diag *d,
 const decl *lang_find_decl(const ast_model *m, const char *name, size_t len);
 /* Name checks: every reference names a declaration, a loop index or a built-in. */
 int lang_check(const ast_model *m, lang_diag *d);
+/* A graph class's checks (graph.c): declarations, phases, transitions, names, types. */
+int lang_graph_check(const ast_model *m, lang_diag *d);
 
 /* The model m (of the file at path: its folder is searched for classes, then each
  * folder of CDEVS_PATH) with its components of model classes expanded, to any depth:

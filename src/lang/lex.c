@@ -109,6 +109,8 @@ token lex_next(lexer *lx) {
     case '*': t.kind = T_STAR; break;
     case '/': t.kind = T_SLASH; break;
     case '^': t.kind = T_CARET; break;
+    case '!': t.kind = T_BANG; break;
+    case '?': t.kind = T_QUEST; break;
     case ':':
       if (n == '=') adv(lx), t.kind = T_ASSIGN;
       else t.kind = T_COLON;

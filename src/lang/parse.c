@@ -72,6 +72,8 @@ typedef struct parser {
   int panic; /* an error was reported in this statement: stay quiet until sync */
   int depth;
   int oom;
+  int in_guard;         /* a graph's guard: p?v is an expression */
+  const char *prev_end; /* where the last token taken ends (the text of a graph's labels) */
 } parser;
 
 /* Functions that hold a token or a buffer are kept out of line, so that a compiler
@@ -84,6 +86,7 @@ typedef struct parser {
 #endif
 
 OUT_OF_LINE static void next(parser *p) {
+  if (p->tok.start) p->prev_end = p->tok.start + p->tok.len;
   if (p->have_ahead) {
     p->tok = p->ahead;
     p->have_ahead = 0;
@@ -387,6 +390,8 @@ static node *nested_expr(parser *p) {
   return n;
 }
 
+static node *unary(parser *p);
+
 static node *primary(parser *p) {
   node *n;
   if (p->tok.kind == T_NUM) {
@@ -414,6 +419,16 @@ static node *primary(parser *p) {
     if (accept(p, T_LPAREN)) {
       n->kind = X_CALL;
       subscripts_or_args(p, n, T_RPAREN, 0);
+    } else if (p->in_guard && p->tok.kind == T_QUEST) {
+      /* p?v: an event of value v on input port p (the value a unary: p?-1, p?(k+1)) */
+      node *ev = mk(p, X_EVENT, &p->tok);
+      next(p);
+      add(p, ev, n);
+      if (deeper(p)) {
+        add(p, ev, unary(p));
+        p->depth--;
+      }
+      n = ev;
     } else if (accept(p, T_LBRACK)) {
       subscripts_or_args(p, n, T_RBRACK, 1);
       /* An element of an array of components: t[i].h[j] is t.h[i, j], the
@@ -439,8 +454,6 @@ static node *primary(parser *p) {
   }
   return n;
 }
-
-static node *unary(parser *p);
 
 /* a ^ b, right-associative: the exponent is a unary (a^-b). */
 static node *power(parser *p) {
@@ -900,12 +913,257 @@ static void annotation_args(parser *p, ast_model *m, const char *within) {
   if (!p->panic) expect(p, T_RPAREN, "')'");
 }
 
-/* One class, from 'model' (or 'class', 'block') to 'end Name;', into m. */
+
+/* ---- DEVS graphs ----------------------------------------------------------------------- */
+
+/* The source text from start to the end of the last token taken, its blanks (line
+ * breaks too) each run made one space: a label drawn beside an arc. */
+static const char *span_text(parser *p, const char *start) {
+  if (!start || !p->prev_end || p->prev_end < start) return "";
+  size_t n = (size_t)(p->prev_end - start);
+  char *r = arena_get(p->a, n + 1);
+  if (!r) {
+    p->oom = 1;
+    return "";
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    char ch = start[i];
+    int blank = ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+    if (blank && (k == 0 || r[k - 1] == ' ')) continue;
+    r[k++] = blank ? ' ' : ch;
+  }
+  while (k > 0 && r[k - 1] == ' ') k--;
+  r[k] = 0;
+  return r;
+}
+
+/* A name for a phase or a port at the current token: interned (and taken), or NULL
+ * after an error. */
+static const char *graph_name(parser *p, const char *what, int *line, int *col) {
+  if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
+    expected(p, what);
+    return NULL;
+  }
+  *line = p->tok.line, *col = p->tok.col;
+  const char *nm = intern(p, &p->tok);
+  next(p);
+  return nm;
+}
+
+/* phase A, B(lifetime = e), … ; (after 'phase') */
+static void graph_phases(parser *p, ast_graph *g, int initial) {
+  do {
+    int line, col;
+    const char *name = graph_name(p, "a phase name", &line, &col);
+    if (!name) return;
+    ast_phase ph = {.name = name, .line = line, .col = col, .initial = initial};
+    if (accept(p, T_LPAREN)) {
+      if (!tok_is(&p->tok, "lifetime")) {
+        expected(p, "'lifetime = …' (a phase's one attribute)");
+        return;
+      }
+      next(p);
+      if (!expect(p, T_EQ, "'='")) return;
+      const char *start = p->tok.start;
+      ph.lifetime = expr(p);
+      ph.life_text = span_text(p, start);
+      if (!expect(p, T_RPAREN, "')'")) return;
+    }
+    if (g->nphases == g->capphases) {
+      size_t cap = g->capphases ? 2 * g->capphases : 8;
+      ast_phase *np = arena_get(p->a, cap * sizeof *np);
+      if (!np) {
+        p->oom = 1;
+        return;
+      }
+      if (g->nphases) memcpy(np, g->phases, g->nphases * sizeof *np);
+      g->phases = np, g->capphases = cap;
+    }
+    g->phases[g->nphases++] = ph;
+  } while (accept(p, T_COMMA));
+  expect(p, T_SEMI, "';'");
+}
+
+/* x := e, y := e, … (after 'then') into a list of Q_ASSIGN. */
+static node *graph_assigns(parser *p) {
+  node *list = mk(p, N_LIST, &p->tok);
+  do {
+    if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
+      expected(p, "an assignment 'variable := expression'");
+      return list;
+    }
+    node *a = mk(p, Q_ASSIGN, &p->tok);
+    node *r = mk(p, X_REF, &p->tok);
+    r->name = intern(p, &p->tok);
+    next(p);
+    if (!accept(p, T_ASSIGN)) {
+      if (p->tok.kind == T_EQ) err_at(p, &p->tok, "use ':=' for an assignment");
+      else expected(p, "':='");
+      return list;
+    }
+    add(p, a, r);
+    add(p, a, expr(p));
+    append(p, list, a);
+  } while (!p->panic && accept(p, T_COMMA));
+  return list;
+}
+
+/* internal A -> B output p!v, … then x := e, …;
+ * external A -> B when guard then x := e, …;      (after the keyword at kw) */
+static void graph_transition(parser *p, ast_graph *g, const token *kw) {
+  int external = tok_is(kw, "external");
+  ast_trans t = {.external = external, .line = kw->line, .col = kw->col};
+  t.from = graph_name(p, "the phase the transition leaves", &t.from_line, &t.from_col);
+  if (!t.from) return;
+  if (!(p->tok.kind == T_MINUS && peek(p)->kind == T_GT)) {
+    expected(p, "'->'");
+    return;
+  }
+  next(p), next(p);
+  t.to = graph_name(p, "the phase the transition enters", &t.to_line, &t.to_col);
+  if (!t.to) return;
+  const char *label = "", *start;
+  if (tok_is(&p->tok, "when")) {
+    if (!external) {
+      err_at(p, &p->tok, "an internal transition has no guard: it fires when its phase's lifetime ends");
+      return;
+    }
+    next(p);
+    start = p->tok.start;
+    p->in_guard = 1;
+    t.guard = expr(p);
+    p->in_guard = 0;
+    label = span_text(p, start);
+  }
+  if (tok_is(&p->tok, "output")) {
+    if (external) {
+      err_at(p, &p->tok, "an external transition sends no output: outputs are λ's, on internal transitions (pass "
+             "through a phase of lifetime 0 to answer at once)");
+      return;
+    }
+    next(p);
+    start = p->tok.start;
+    t.emits = mk(p, N_LIST, &p->tok);
+    do {
+      if (p->tok.kind != T_IDENT || is_keyword(&p->tok)) {
+        expected(p, "an output 'port!value'");
+        return;
+      }
+      node *e = mk(p, Q_EMIT, &p->tok);
+      node *r = mk(p, X_REF, &p->tok);
+      r->name = intern(p, &p->tok);
+      next(p);
+      if (!expect(p, T_BANG, "'!' (port!value)")) return;
+      add(p, e, r);
+      add(p, e, expr(p));
+      append(p, t.emits, e);
+    } while (!p->panic && accept(p, T_COMMA));
+    label = span_text(p, start);
+  }
+  if (accept_word(p, "then")) {
+    start = p->tok.start;
+    t.assigns = graph_assigns(p);
+    const char *as = span_text(p, start);
+    size_t ll = strlen(label), la = strlen(as);
+    char *both = arena_get(p->a, ll + la + 4);
+    if (!both) {
+      p->oom = 1;
+      return;
+    }
+    snprintf(both, ll + la + 4, "%s%s%s", label, ll ? " / " : "/ ", as);
+    label = both;
+  }
+  t.label = label;
+  if (p->panic || !expect(p, T_SEMI, "';'")) return;
+  if (g->ntrans == g->captrans) {
+    size_t cap = g->captrans ? 2 * g->captrans : 8;
+    ast_trans *nt = arena_get(p->a, cap * sizeof *nt);
+    if (!nt) {
+      p->oom = 1;
+      return;
+    }
+    if (g->ntrans) memcpy(nt, g->trans, g->ntrans * sizeof *nt);
+    g->trans = nt, g->captrans = cap;
+  }
+  g->trans[g->ntrans++] = t;
+}
+
+/* input a, b;  output y;  (untyped: a graph's ports carry Real values) */
+static void graph_ports(parser *p, ast_model *m, decl_kind kind) {
+  do {
+    int line, col;
+    const char *name = graph_name(p, "a port name", &line, &col);
+    if (!name) return;
+    decl *d = new_decl(p, m);
+    if (!d) return;
+    d->kind = kind;
+    d->name = name;
+    d->line = line, d->col = col;
+  } while (accept(p, T_COMMA));
+  expect(p, T_SEMI, "';'");
+}
+
+/* The body of 'graph Name … end Name;': declarations (ports, parameters, variables),
+ * phases, transitions, the confluence rule, annotations. */
+static void graph_body(parser *p, ast_model *m) {
+  ast_graph *g = m->graph;
+  while (p->tok.kind != T_EOF && !p->oom && !tok_is(&p->tok, "end")) {
+    token t = p->tok;
+    if ((tok_is(&t, "input") || tok_is(&t, "output")) && peek(p)->kind == T_IDENT && !tok_is(peek(p), "Real") &&
+        !tok_is(peek(p), "Integer") && !tok_is(peek(p), "Boolean")) {
+      next(p);
+      graph_ports(p, m, tok_is(&t, "input") ? D_INPUT : D_OUTPUT);
+    } else if (accept_word(p, "initial")) {
+      if (expect_word(p, "phase")) graph_phases(p, g, 1);
+    } else if (accept_word(p, "phase")) {
+      graph_phases(p, g, 0);
+    } else if (accept_word(p, "internal") || accept_word(p, "external")) {
+      graph_transition(p, g, &t);
+    } else if (accept_word(p, "confluence")) {
+      if (g->conf_line) {
+        err_at(p, &t, "the confluence rule is set twice (first at line %d)", LANG_LINE(g->conf_line));
+      } else if (expect_word(p, "internal")) {
+        g->conf_both = accept_word(p, "external");
+        g->conf_line = t.line, g->conf_col = t.col;
+        expect(p, T_SEMI, "';' ('confluence internal;' or 'confluence internal external;')");
+      }
+    } else if (accept_word(p, "annotation")) {
+      if (expect(p, T_LPAREN, "'('")) annotation_args(p, m, "");
+      if (!p->panic) expect(p, T_SEMI, "';'");
+    } else if (tok_is(&t, "equation") || tok_is(&t, "algorithm") || tok_is(&t, "graph") || tok_is(&t, "model")) {
+      err_at(p, &t, "a graph holds declarations, phases and transitions: no '%.*s' section", (int)t.len, t.start);
+      next(p);
+    } else if ((t.kind == T_IDENT && !is_keyword(&t)) || tok_is(&t, "parameter") || tok_is(&t, "constant") ||
+               tok_is(&t, "discrete") || tok_is(&t, "input") || tok_is(&t, "output")) {
+      declaration(p, m);
+    } else {
+      char buf[48];
+      err_at(p, &t, "expected a declaration, a phase or a transition in graph '%s', found %s", m->name,
+             tok_text(&t, buf, sizeof buf));
+    }
+    if (p->panic) sync(p);
+  }
+}
+
+static void nested_graph(parser *p, ast_model *m);
+
+static int grow_nested(parser *p, ast_model *m) {
+  size_t cap = m->capnested ? 2 * m->capnested : 4;
+  ast_model **nn = arena_get(p->a, cap * sizeof *nn);
+  if (!nn) return -1;
+  if (m->nnested) memcpy(nn, m->nested, m->nnested * sizeof *nn);
+  m->nested = nn, m->capnested = cap;
+  return 0;
+}
+
+/* One class, from 'model' (or 'class', 'block', 'graph') to 'end Name;', into m. */
 static void parse_class(parser *p, ast_model *m) {
   lang_diag *d = p->d;
   memset(m, 0, sizeof *m);
   accept_word(p, "partial");
-  if (!accept_word(p, "model") && !accept_word(p, "class") && !accept_word(p, "block")) {
+  int is_graph = accept_word(p, "graph");
+  if (!is_graph && !accept_word(p, "model") && !accept_word(p, "class") && !accept_word(p, "block")) {
     expected(p, "'model'");
     return;
   }
@@ -923,9 +1181,15 @@ static void parse_class(parser *p, ast_model *m) {
   m->equations = mk(p, N_LIST, &name);
   m->algorithms = mk(p, N_LIST, &name);
   m->initial = mk(p, N_LIST, &name);
-  while (p->tok.kind != T_EOF && !p->oom) {
+  if (is_graph) {
+    if (!(m->graph = arena_get(p->a, sizeof *m->graph))) p->oom = 1;
+    else graph_body(p, m);
+  }
+  while (p->tok.kind != T_EOF && !p->oom && !is_graph) {
     if (tok_is(&p->tok, "end")) break;
-    if (accept_word(p, "equation")) {
+    if (tok_is(&p->tok, "graph") && peek(p)->kind == T_IDENT) { /* a graph class defined inside */
+      nested_graph(p, m);
+    } else if (accept_word(p, "equation")) {
       section = &m->equations, stmt = 0;
     } else if (accept_word(p, "algorithm")) {
       section = &m->algorithms, stmt = 1;
@@ -984,7 +1248,8 @@ static void parse_class(parser *p, ast_model *m) {
     if (p->tok.kind == T_IDENT) {
       if (strlen(m->name) != p->tok.len || memcmp(m->name, p->tok.start, p->tok.len) != 0) {
         char buf[48];
-        err_at(p, &p->tok, "the model is '%s' but ends with %s", m->name, tok_text(&p->tok, buf, sizeof buf));
+        err_at(p, &p->tok, "the %s is '%s' but ends with %s", is_graph ? "graph" : "model", m->name,
+               tok_text(&p->tok, buf, sizeof buf));
       }
       next(p);
     } else {
@@ -996,7 +1261,24 @@ static void parse_class(parser *p, ast_model *m) {
 }
 
 static int starts_class(const token *t) {
-  return tok_is(t, "model") || tok_is(t, "class") || tok_is(t, "block") || tok_is(t, "partial");
+  return tok_is(t, "model") || tok_is(t, "class") || tok_is(t, "block") || tok_is(t, "partial") || tok_is(t, "graph");
+}
+
+/* graph Name … end Name; inside a class: a class of its own, which the class (and the
+ * classes it holds) may instantiate. */
+static void nested_graph(parser *p, ast_model *m) {
+  ast_model *g = arena_get(p->a, sizeof *g);
+  if (!g || (m->nnested == m->capnested && grow_nested(p, m))) {
+    p->oom = 1;
+    return;
+  }
+  if (!deeper(p)) {
+    sync(p);
+    return;
+  }
+  parse_class(p, g);
+  p->depth--;
+  if (g->name) m->nested[m->nnested++] = g;
 }
 
 int lang_parse(const lang_src *src, lang_diag *d, lang_arena *a, int file, ast_model *m) {
