@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 secs="${1:-60}"
 tools/deps.sh fuzz
 mkdir -p fuzz/out
-srcs=(src/core/*.c src/qss/*.c src/blocks/*.c src/graph/*.c src/lang/*.c)
+srcs=(src/core/*.c src/qss/*.c src/blocks/*.c src/graph/*.c src/lang/*.c src/rt/*.c src/rt/posix/*.c)
 for f in src/io/*.c; do # the library's: not the command's HDF5 writer
   [ "$f" = src/io/h5out.c ] || srcs+=("$f")
 done
@@ -18,7 +18,7 @@ cmake -S . -B build >/dev/null # generates include/cdevs/version.h
 # The one C++ unit (Dragonbox's shortest digits), without the C++ runtime as in CMake.
 clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-exceptions \
   -fno-rtti -I"$(ls -d /usr/include/dragonbox-* | tail -1)" -Isrc -c src/io/shortest.cc -o fuzz/out/shortest.o
-for t in lang mo; do
+for t in lang mo udp rtlog; do
   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     -Iinclude -Ibuild/include -Isrc "fuzz/fuzz_$t.c" "${srcs[@]}" fuzz/out/shortest.o -lm -lpthread -o "fuzz/out/fuzz_$t"
   (cd fuzz/out && ./"fuzz_$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \

@@ -15,6 +15,7 @@
 #include "qss.h"
 #include "random.h"
 #include "results.h"
+#include "rt.h"
 #include "sim.h"
 #include "siman.h"
 #include "stats.h"

@@ -60,6 +60,7 @@ static int usage(FILE *f) {
 int main(int argc, char **argv) {
   if (argc < 2) return usage(stderr);
   (void)cdevs_lang_register(&cdevs_proc_library); /* the process blocks, for model files */
+  (void)cdevs_lang_register(&cdevs_rt_library);   /* the UDP ports */
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
     printf("cdevs %s\n", cdevs_version());
     return CLI_OK;

@@ -16,7 +16,8 @@ void cli_help(const cli_cmd *c, FILE *f) {
           c->args, c->about);
   for (const cli_opt *o = c->opts; o->name; o++) {
     char lhs[64];
-    snprintf(lhs, sizeof lhs, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+    /* An optional value is written "[=SPEED]" and follows the name directly. */
+    snprintf(lhs, sizeof lhs, "--%s%s%s", o->name, o->arg && o->arg[0] != '[' ? " " : "", o->arg ? o->arg : "");
     fprintf(f, "  %-24s %s\n", lhs, o->help);
   }
   fprintf(f, "  %-24s %s\n", "-h, --help", "this text");
@@ -33,7 +34,12 @@ void cli_parse_begin(cli_parser *p, const cli_cmd *cmd, int argc, char **argv) {
   p->argv = argv;
   int n = 0;
   for (const cli_opt *o = cmd->opts; o->name && n < CLI_MAX_OPTS; o++, n++)
-    p->lo[n] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, 1000 + n};
+    p->lo[n] = (struct option){o->name, !o->arg ? no_argument : o->arg[0] == '[' ? optional_argument : required_argument,
+                               NULL, 1000 + n};
+  if (n == CLI_MAX_OPTS && cmd->opts[n].name) { /* a table longer than the parser: a programmer's error */
+    fprintf(stderr, "cdevs %s: more than %d options (raise CLI_MAX_OPTS in cli.h)\n", cmd->name, CLI_MAX_OPTS);
+    abort();
+  }
   p->lo[n++] = (struct option){"help", no_argument, NULL, 'h'};
   p->lo[n] = (struct option){NULL, 0, NULL, 0};
   opterr = 0;

@@ -138,6 +138,7 @@ static int load_model(cli_model *m, cdevs_mo **mo) {
 
 static volatile sig_atomic_t stop_signal;
 static cdevs_sim *running; /* the simulator a stop signal stops */
+static cdevs_rt *running_rt; /* and its real-time executive, woken from its wait */
 
 /* The first stop signal ends the run at the current instant (cdevs_sim_request_stop
  * is seen inside a slice, however long). A repeat within a second is the same request
@@ -159,6 +160,7 @@ static void on_stop_signal(int sig) {
   first_stop = now;
   stop_signal = sig;
   cdevs_sim_request_stop(running);
+  cdevs_rt_request_stop(running_rt);
 }
 
 void cli_catch_stop_signals(cdevs_sim *sim) {
@@ -205,6 +207,14 @@ static const cli_opt run_opts[] = {
     {"warmup", "T", "process models: clear the statistics at start + T"},
     {"report", "FILE", "process models' statistics, or the replications' report, as .csv or .json (default "
                        "results/MODEL.report.csv)"},
+    {"realtime", "[=SPEED]", "simulated time follows the wall clock, SPEED simulated seconds per second (default 1); "
+                             "UDP datagrams are events as they arrive"},
+    {"overrun", "catchup|skip|abort", "with --realtime, an instant later than --late-threshold: run late instants at "
+                                      "once until caught up (default), move the schedule on, or stop with an error"},
+    {"late-threshold", "S", "with --realtime, lateness (wall seconds) that counts as a miss (default 0.001)"},
+    {"record", "LOG", "write every external input (UDP datagrams) with its wall and simulated time to LOG"},
+    {"replay", "LOG", "run again with the inputs of a --record LOG instead of the sockets, as fast as possible "
+                      "(paced with --realtime): the same results, byte for byte"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_run_cmd = {
@@ -219,6 +229,9 @@ const cli_cmd cli_run_cmd = {
     "replications, each compiled with its own draw, and reports every output's value at\n"
     "the stop time, its minimum and maximum over the run, and the parameters, as the\n"
     "mean over the replications with its 95% half-width (--report has each run's).\n"
+    "--realtime[=SPEED] runs it against the wall clock; a model with UDP ports\n"
+    "(cdevs.UDPSend, cdevs.UDPReceive) takes datagrams as events (as fast as possible\n"
+    "without --realtime); --record LOG keeps its inputs, --replay LOG runs them again.\n"
 #ifdef CDEVS_HAVE_MPI
     "MPI: built in (OpenMPI). `mpirun -np N cdevs run M.mo --reps K [--jobs J]` runs\n"
     "replications r = i, i + N, ... on rank i (on J workers each); rank 0 merges them\n"
@@ -353,6 +366,112 @@ static int check_out(const char *out) {
 
 static int run_cmd(int argc, char **argv);
 
+/* ---- real time, UDP, record and replay ----------------------------------------------------- */
+
+/* The run's executive and its files (cdevs/rt.h), when it has one: --realtime, --record,
+ * --replay, or a model with UDP ports. */
+typedef struct cli_rt {
+  int realtime;
+  double speed;
+  int overrun; /* -1: not given */
+  double late_threshold;
+  const char *record, *replay;
+  FILE *rec_f, *rep_f;
+  cdevs_rt *rt;
+  char tag[320];
+} cli_rt;
+
+/* What a replay must match: the model's text (FNV-1a) and the options that change what
+ * it computes. */
+static void rt_tag(cli_rt *r, const cli_model *m, const cdevs_mo_experiment *e) {
+  uint64_t h = 14695981039346656037ULL;
+  for (size_t i = 0; i < m->len; i++) h = (h ^ (unsigned char)m->text[i]) * 1099511628211ULL;
+  snprintf(r->tag, sizeof r->tag, "text=%016" PRIx64 " method=%s tol=%.17g abstol=%.17g start=%.17g stop=%.17g "
+           "seed=%" PRIu64 " jacobian=%d zeno=%d", h, cdevs_qss_method_name(e->method), e->tol, e->abstol, e->start,
+           e->stop, m->seed, (int)m->jac, (int)m->zeno);
+}
+
+/* Opens the log files and makes the executive: 0, or the exit status after saying why. */
+static int rt_open(cli_rt *r, const cli_model *m, const cdevs_mo_experiment *e) {
+  rt_tag(r, m, e);
+  if (r->replay && !(r->rep_f = fopen(r->replay, "r"))) {
+    fprintf(stderr, "cdevs run: cannot read --replay %s: %s\n", r->replay, strerror(errno));
+    return CLI_FAIL;
+  }
+  if (r->record && !(r->rec_f = fopen(r->record, "w"))) {
+    fprintf(stderr, "cdevs run: cannot write --record %s: %s\n", r->record, strerror(errno));
+    return CLI_FAIL;
+  }
+  cdevs_rt_opts o = cdevs_rt_opts_default();
+  o.speed = r->realtime ? r->speed : 0.0;
+  if (r->overrun >= 0) o.overrun = (cdevs_rt_overrun)r->overrun;
+  if (!isnan(r->late_threshold)) o.late_threshold = r->late_threshold;
+  o.tag = r->tag;
+  o.record = r->rec_f;
+  o.replay = r->rep_f;
+  o.replay_name = r->replay;
+  char msg[768];
+  if (cdevs_rt_new(&o, &r->rt, msg, sizeof msg)) {
+    fprintf(stderr, "cdevs run: %s\n", msg);
+    return CLI_FAIL;
+  }
+  return CLI_OK;
+}
+
+/* Frees the executive and closes the logs: CLI_FAIL if the record could not be written.
+ * A run that never started (ran: 0) leaves no record behind. */
+static int rt_close(cli_rt *r, int ran) {
+  int rc = CLI_OK;
+  cdevs_rt_free(r->rt);
+  r->rt = NULL;
+  running_rt = NULL;
+  if (r->rec_f && (ferror(r->rec_f) | fclose(r->rec_f))) {
+    fprintf(stderr, "cdevs run: writing --record %s failed: %s\n", r->record, strerror(errno));
+    rc = CLI_FAIL;
+  }
+  if (r->rec_f && !ran) (void)unlink(r->record);
+  if (r->rep_f) fclose(r->rep_f);
+  r->rec_f = r->rep_f = NULL;
+  return rc;
+}
+
+/* The real-time summary line: lateness, misses, inputs, datagrams by fate. */
+static void rt_summary(const cli_rt *r) {
+  cdevs_rt_stats s;
+  cdevs_rt_stats_get(r->rt, &s);
+  static const char *const policy[] = {"catchup", "skip", "abort"};
+  if (r->replay)
+    fprintf(stderr, "summary: replay of %s%s", r->replay, r->realtime ? "" : " (as fast as possible)");
+  else if (!r->realtime)
+    fprintf(stderr, "summary: as fast as possible (sockets polled between instants)");
+  if (r->realtime) {
+    cdevs_rt_opts d = cdevs_rt_opts_default();
+    double th = isnan(r->late_threshold) ? d.late_threshold : r->late_threshold;
+    fprintf(stderr, "%srealtime speed=%g overrun=%s events=%llu late_p50_us=%.1f late_p99_us=%.1f "
+                    "late_max_us=%.1f late_mean_us=%.1f misses=%llu (>%g us)",
+            r->replay ? " " : "summary: ", r->speed, policy[r->overrun >= 0 ? r->overrun : 0],
+            (unsigned long long)s.events, s.late_p50 * 1e6, s.late_p99 * 1e6, s.late_max * 1e6, s.late_mean * 1e6,
+            (unsigned long long)s.misses, th * 1e6);
+    if (s.slipped > 0) fprintf(stderr, " slipped_s=%.6f", s.slipped);
+  }
+  fprintf(stderr, " inputs=%llu udp_received=%llu udp_sent=%llu udp_dropped=%llu", (unsigned long long)s.inputs,
+          (unsigned long long)s.received, (unsigned long long)s.sent, (unsigned long long)s.dropped_total);
+  if (s.dropped_total) {
+    const char *sep = " (";
+    for (int i = 1; i < CDEVS_UDP_NVERDICTS; i++)
+      if (s.dropped[i]) {
+        fprintf(stderr, "%s%s=%llu", sep, cdevs_udp_verdict_name(i), (unsigned long long)s.dropped[i]);
+        sep = " ";
+      }
+    fputc(')', stderr);
+  }
+  if (s.kernel_dropped) fprintf(stderr, " kernel_dropped=%llu", (unsigned long long)s.kernel_dropped);
+  if (s.send_errors)
+    fprintf(stderr, " send_errors=%llu (first: %s)", (unsigned long long)s.send_errors, strerror(s.send_errno));
+  if (s.suppressed) fprintf(stderr, " sends_not_made=%llu", (unsigned long long)s.suppressed);
+  fputc('\n', stderr);
+}
+
 /* Under mpirun every rank runs the command: the others repeat rank 0's steps up to
  * the replications without a word (rank 0 says what they find), then run their
  * share of them. */
@@ -374,6 +493,7 @@ static int run_cmd(int argc, char **argv) {
   cdevs_mo_zeno zeno = CDEVS_ZENO_STOP;
   cli_proc_opts po = {0, 1, 1, 0.0, NULL, 0};
   const char *proc_flag = NULL; /* a process-model option given, for the message if the model has none */
+  cli_rt rtc = {0, 1.0, -1, NAN, NULL, NULL, NULL, NULL, NULL, ""};
   cli_parser p;
   cli_parse_begin(&p, &cli_run_cmd, argc, argv);
   while ((rc = cli_parse_next(&p)) == 0) {
@@ -444,19 +564,44 @@ static int run_cmd(int argc, char **argv) {
     } else if (cli_is(&p, "zeno")) {
       if (strcmp(v, "stop") && strcmp(v, "continue")) return cli_bad_value(&p, "stop|continue");
       zeno = strcmp(v, "stop") ? CDEVS_ZENO_CONTINUE : CDEVS_ZENO_STOP;
+    } else if (cli_is(&p, "realtime")) {
+      rtc.realtime = 1;
+      if (v && (cli_parse_double(v, &rtc.speed) || !(rtc.speed > 0) || rtc.speed > 1e9))
+        return cli_bad_value(&p, "a speed > 0 (--realtime=20: 20 simulated seconds per wall second)");
+    } else if (cli_is(&p, "overrun")) {
+      if (strcmp(v, "catchup") && strcmp(v, "skip") && strcmp(v, "abort")) return cli_bad_value(&p, "catchup|skip|abort");
+      rtc.overrun = !strcmp(v, "catchup") ? CDEVS_RT_CATCHUP : !strcmp(v, "skip") ? CDEVS_RT_SKIP : CDEVS_RT_ABORT;
+    } else if (cli_is(&p, "late-threshold")) {
+      if (cli_parse_double(v, &rtc.late_threshold) || !(rtc.late_threshold >= 0))
+        return cli_bad_value(&p, "a time >= 0 in wall seconds (0.001: a millisecond)");
+    } else if (cli_is(&p, "record")) {
+      rtc.record = v;
+    } else if (cli_is(&p, "replay")) {
+      rtc.replay = v;
     }
   }
   if (rc != CLI_END) return cli_parse_status(rc);
   char **pos;
   int npos = cli_positional(&p, &pos);
   if (npos != 1) {
-    if (npos > 1)
+    double num;
+    if (npos > 1 && rtc.realtime && cli_parse_double(pos[0], &num) && !cli_parse_double(pos[1], &num))
+      fprintf(stderr, "cdevs run: '%s' after --realtime: its speed goes after '=' (--realtime=%s)\n", pos[1], pos[1]);
+    else if (npos > 1)
       fprintf(stderr, "cdevs run: more than one model file: '%s'\n", pos[1]);
     else
       fprintf(stderr, "usage: cdevs run [options] MODEL.mo|-   (cdevs run --help for the options)\n");
     return CLI_USAGE;
   }
   const char *path = pos[0];
+  if ((rtc.overrun >= 0 || !isnan(rtc.late_threshold)) && !rtc.realtime) {
+    fprintf(stderr, "cdevs run: --%s is for real-time runs (--realtime)\n", rtc.overrun >= 0 ? "overrun" : "late-threshold");
+    return CLI_USAGE;
+  }
+  if (rtc.record && rtc.replay && !strcmp(rtc.record, rtc.replay)) {
+    fprintf(stderr, "cdevs run: --record and --replay name the same file, %s\n", rtc.record);
+    return CLI_USAGE;
+  }
   if (no_out && (out || plot)) {
     fprintf(stderr, "cdevs run: --no-out leaves nothing for --out or --plot\n");
     return CLI_USAGE;
@@ -528,6 +673,12 @@ static int run_cmd(int argc, char **argv) {
     fprintf(stderr, "cdevs run: --warmup %g leaves nothing of the run (%g to %g)\n", po.warmup, e.start, e.stop);
     goto done;
   }
+  int use_rt = rtc.realtime || rtc.record || rtc.replay || cdevs_mo_uses(mo, "rt");
+  if (use_rt && reps_mode) {
+    fprintf(stderr, "cdevs run: %s runs one simulation; --reps runs replications\n",
+            rtc.realtime ? "--realtime" : rtc.record ? "--record" : rtc.replay ? "--replay" : "a model with UDP ports");
+    goto done;
+  }
   if (vars && cdevs_mo_select_outputs(mo, vars, stderr)) goto done;
   m.vars = vars;
   rc = CLI_FAIL;
@@ -539,6 +690,8 @@ static int run_cmd(int argc, char **argv) {
     if (out && (rc = check_out(out))) goto done;
     rc = CLI_FAIL;
   }
+  if (use_rt && (rc = rt_open(&rtc, &m, &e))) goto done; /* before any result file is named */
+  rc = CLI_FAIL;
   /* Without --out, results/<model>.csv, said on stderr: a run that writes nothing
    * and says nothing loses its results. Only rank 0 writes. */
   int ready = 1;
@@ -560,8 +713,10 @@ static int run_cmd(int argc, char **argv) {
     if (!(world = cli_proc_world(&po, &e, 0))) goto done;
     cdevs_mo_set_context(mo, "proc", world);
   }
+  if (rtc.rt) cdevs_mo_set_context(mo, "rt", rtc.rt); /* the UDP blocks open their sockets in cdevs_mo_add */
   cdevs_model *root = cdevs_root_new(NULL, "run");
   (void)cdevs_mo_add(root, "model", mo, e.method, e.tol, e.abstol);
+  if (rtc.rt) (void)cdevs_rt_attach(rtc.rt, root); /* a failure stays in root, for cdevs_sim_new to report */
   cdevs_sim_opts so = cdevs_sim_opts_default();
   so.t0 = e.start;
   cdevs_sim *sim = NULL;
@@ -575,6 +730,7 @@ static int run_cmd(int argc, char **argv) {
   }
   /* From here a stop signal ends the run, not the process: the results are kept. */
   cli_catch_stop_signals(sim);
+  running_rt = rtc.rt;
   cdevs_results *res = NULL;
   cli_proc_trace *trace = NULL;
   if (stat_vars) { /* the statistics' trajectories are the results */
@@ -616,14 +772,18 @@ static int run_cmd(int argc, char **argv) {
   }
   double t_end = e.start, t0 = cli_now();
   int ran = !st; /* a setup failure leaves a previous result file as it was */
-  if (ran) st = run_sliced(sim, mo, e.start, e.stop, !quiet && isatty(2), &t_end);
+  if (ran)
+    st = rtc.rt ? cdevs_rt_run(rtc.rt, sim, e.stop, &t_end) : run_sliced(sim, mo, e.start, e.stop, !quiet && isatty(2), &t_end);
   double wall = cli_now() - t0;
   int sig = stop_signal;
   rc = sig ? CLI_INTERRUPTED : CLI_OK;
   if (!ran) {
     rc = CLI_FAIL;
   } else if (st) {
-    fprintf(stderr, "cdevs run: %s\n", cdevs_sim_errmsg(sim)[0] ? cdevs_sim_errmsg(sim) : cdevs_strerror(st));
+    const char *why = cdevs_sim_errmsg(sim)[0]                  ? cdevs_sim_errmsg(sim)
+                      : rtc.rt && cdevs_rt_errmsg(rtc.rt)[0] ? cdevs_rt_errmsg(rtc.rt)
+                                                              : cdevs_strerror(st);
+    fprintf(stderr, "cdevs run: %s\n", why);
     rc = CLI_FAIL;
   }
   /* Results up to where the run got, also after an error or a stop signal. */
@@ -690,9 +850,14 @@ static int run_cmd(int argc, char **argv) {
           cdevs_qss_method_name(e.method), cdevs_mo_state_count(mo), (unsigned long long)ms.steps,
           (unsigned long long)ms.crossings, wall, wall > 0 ? (double)(ms.steps + ms.crossings) / wall : 0.0,
           (unsigned long long)ms.refreshes, stopped);
+  if (rtc.rt) rt_summary(&rtc);
   int passive = ran && !st && !sig && isinf(cdevs_sim_next_time(sim));
   cdevs_sim_free(sim);
   cdevs_model_free(root);
+  if (rtc.rt) {
+    cdevs_mo_set_context(mo, "rt", NULL);
+    if (rt_close(&rtc, ran)) rc = CLI_FAIL;
+  }
   if (world) { /* the statistics up to where the run got, also after an error or a stop signal */
     int prc = cli_proc_finish(world, &e, &po, t_end, passive);
     if (prc && rc == CLI_OK) rc = prc;
@@ -730,6 +895,7 @@ static int run_cmd(int argc, char **argv) {
                                                            : " (time,variable,value at each change)");
   }
 done:
+  if (rtc.rt || rtc.rec_f || rtc.rep_f) (void)rt_close(&rtc, 0);
   cdevs_mo_free(mo);
   free((char *)m.text);
   free(def), free(def_report);
