@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The e-puck's obstacle-avoiding controller (Urquia et al., Fig. 5): a DEVS graph that
-// reacts to the robot's sensor data (UDP port 50932, eight infrared distances in cm)
-// and sends motor commands (UDP port 50931, one value). Run it beside robot.mo:
+// reacts to the robot's sensor data (UDP port 50942, eight infrared distances in cm)
+// and sends motor commands (UDP port 50941, one value). Run it beside robot.mo:
 //   cdevs run examples/epuck/robot.mo --realtime=10 &
 //   cdevs run examples/epuck/controller.mo --realtime=10
 //
@@ -40,8 +40,8 @@ end Avoid;
 
 model controller "the e-puck's controller: a DEVS graph between two UDP ports"
   parameter Real delta = 4 "cm: the front is clear when its four sensors see farther";
-  cdevs.UDPReceive sense(host = "127.0.0.1", port = 50932, n = 8);
-  cdevs.UDPSend cmd(host = "127.0.0.1", port = 50931, n = 1);
+  cdevs.UDPReceive sense(host = "127.0.0.1", port = 50942, n = 8);
+  cdevs.UDPSend cmd(host = "127.0.0.1", port = 50941, n = 1);
   Avoid ctl;
   discrete Real seen(start = 0), front(start = 0), code(start = 0);
 equation

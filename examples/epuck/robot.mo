@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The e-puck robot (Urquia et al., Fig. 4-5): a differential-drive robot in a walled
-// box of L x H cm, driven by motor commands that arrive over UDP (port 50931: 1 Stop,
+// box of L x H cm, driven by motor commands that arrive over UDP (port 50941: 1 Stop,
 // 2 Forward, 3 TurnLeft, 4 TurnRight; see controller.mo), sending its eight infrared
-// distances every 0.05 s to the controller (port 50932).
+// distances every 0.05 s to the controller (port 50942).
 //   x' = v cos(theta), y' = v sin(theta), theta' = w;
 //   v = V forward, else 0; w = +W turning left, -W turning right, else 0.
 // Sensor i looks along theta + a[i] (the e-puck's IR0..IR7, IR0 front right at -17
@@ -15,8 +15,8 @@ model robot "the e-puck: kinematics, infrared sensors, UDP in and out"
   parameter Real range = 10 "cm: what an infrared sensor sees at most";
   parameter Real period = 0.05 "s between sensor datagrams";
   parameter Real a[8] = {-0.3, -0.8, -1.5708, -2.64, 2.64, 1.5708, 0.8, 0.3};
-  cdevs.UDPReceive cmd(host = "127.0.0.1", port = 50931, n = 1);
-  cdevs.UDPSend sense(host = "127.0.0.1", port = 50932, n = 8);
+  cdevs.UDPReceive cmd(host = "127.0.0.1", port = 50941, n = 1);
+  cdevs.UDPSend sense(host = "127.0.0.1", port = 50942, n = 8);
   Real x(start = 20), y(start = 30), theta(start = 0.3);
   Real motor, v, w;
   Real cx[8], cy[8], ir[8];
