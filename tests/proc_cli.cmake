@@ -17,32 +17,29 @@ endfunction()
 
 include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
 
-# Queueing theory, within the replications' half-widths.
-foreach(m mm1 mm3 jackson batch line)
-  file(STRINGS ${EX}/${m}.mo stop_line REGEX "StopTime = [0-9]+")
+# A model run, its report checked by tests/proc_check.py (STOP: the model's StopTime).
+function(check_model name mo)
+  file(STRINGS ${mo} stop_line REGEX "StopTime = [0-9]+")
   string(REGEX REPLACE ".*StopTime = ([0-9]+).*" "\\1" stop "${stop_line}")
-  run_ok(run ${EX}/${m}.mo --reps 30 --jobs 2 --quiet --report ${WORK}/proc_${m}.csv)
-  execute_process(COMMAND /usr/bin/python3 ${SRC}/tests/proc_check.py ${m} ${WORK}/proc_${m}.csv ${stop}
+  run_ok(run ${mo} ${ARGN} --quiet --report ${WORK}/proc_${name}.csv)
+  execute_process(COMMAND /usr/bin/python3 ${SRC}/tests/proc_check.py ${name} ${WORK}/proc_${name}.csv ${stop}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message(STATUS "${out}")
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "proc_check ${m}: ${out}${err}")
+    message(FATAL_ERROR "proc_check ${name}: ${out}${err}")
   endif()
+endfunction()
+
+# Queueing theory, within the replications' half-widths.
+foreach(m mm1 mm3 jackson batch line)
+  check_model(${m} ${EX}/${m}.mo --reps 30 --jobs 2)
 endforeach()
 
 # Deterministic models checked exactly: a capacity schedule against a simulation by
 # hand, a variable, permanent batches and duplicates against counts worked out in the
 # model files.
 foreach(m shift_det stock dup)
-  file(STRINGS ${SRC}/tests/proc_models/${m}.mo stop_line REGEX "StopTime = [0-9]+")
-  string(REGEX REPLACE ".*StopTime = ([0-9]+).*" "\\1" stop "${stop_line}")
-  run_ok(run ${SRC}/tests/proc_models/${m}.mo --quiet --report ${WORK}/proc_${m}.csv)
-  execute_process(COMMAND /usr/bin/python3 ${SRC}/tests/proc_check.py ${m} ${WORK}/proc_${m}.csv ${stop}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message(STATUS "${out}")
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "proc_check ${m}: ${out}${err}")
-  endif()
+  check_model(${m} ${SRC}/tests/proc_models/${m}.mo)
 endforeach()
 
 # The same seed: the same report, whatever the number of workers (the summary line,

@@ -236,14 +236,8 @@ static int rec_parse(char *text, merged *g) {
 static const char *const what[3] = {"final", "min", "max"};
 
 static void json_across(FILE *f, const char *key, cli_across a) {
-  fprintf(f, "\"%s\": {\"mean\": ", key);
-  cli_json_num(f, a.mean);
-  fprintf(f, ", \"half_width\": ");
-  cli_json_num(f, a.hw);
-  fprintf(f, ", \"min\": ");
-  cli_json_num(f, a.min);
-  fprintf(f, ", \"max\": ");
-  cli_json_num(f, a.max);
+  fprintf(f, "\"%s\": {", key);
+  cli_json_across(f, a);
   fputc('}', f);
 }
 

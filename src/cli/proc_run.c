@@ -189,14 +189,8 @@ static int write_report_file(const char *path, const cli_proc_opts *o, const cde
       cli_json_text(f, s0->owner);
       fprintf(f, ", \"name\": ");
       cli_json_text(f, s0->name);
-      fprintf(f, ", \"kind\": \"%s\",\n     \"mean\": ", kind_names[s0->kind]);
-      cli_json_num(f, a.mean);
-      fprintf(f, ", \"half_width\": ");
-      cli_json_num(f, a.hw);
-      fprintf(f, ", \"min\": ");
-      cli_json_num(f, a.min);
-      fprintf(f, ", \"max\": ");
-      cli_json_num(f, a.max);
+      fprintf(f, ", \"kind\": \"%s\",\n     ", kind_names[s0->kind]);
+      cli_json_across(f, a);
       fprintf(f, ",\n     \"runs\": [");
       for (size_t k = 0; k < nd; k++) {
         const rep_stat *s = &reps[done[k]].st[i];

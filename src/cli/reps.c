@@ -218,3 +218,14 @@ cli_across cli_across_reps(const double *x, size_t stride, const uint64_t *done,
   for (size_t k = 0; k < nd; k++) buf[k] = x[done[k] * stride];
   return cli_across_values(buf, nd);
 }
+
+void cli_json_across(FILE *f, cli_across a) {
+  fprintf(f, "\"mean\": ");
+  cli_json_num(f, a.mean);
+  fprintf(f, ", \"half_width\": ");
+  cli_json_num(f, a.hw);
+  fprintf(f, ", \"min\": ");
+  cli_json_num(f, a.min);
+  fprintf(f, ", \"max\": ");
+  cli_json_num(f, a.max);
+}

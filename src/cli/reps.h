@@ -69,5 +69,7 @@ typedef struct cli_across {
 cli_across cli_across_reps(const double *x, size_t stride, const uint64_t *done, size_t nd, double *buf);
 /* The same over x[0..n). */
 cli_across cli_across_values(const double *x, size_t n);
+/* JSON: "mean": m, "half_width": h, "min": a, "max": b (no braces). */
+void cli_json_across(FILE *f, cli_across a);
 
 #endif
