@@ -554,11 +554,12 @@ static void build_static(rig *r, cdevs_model *root) {
   cdevs_model *u = cdevs_atomic_add(root, "u", &cdevs_ramp_ops, &rp);
   cdevs_func_params fe = {.fn = CDEVS_FN_EXP}, fs = {.fn = CDEVS_FN_SQRT}, fl = {.fn = CDEVS_FN_LOG};
   cdevs_pow_params pw = {.p = 1.5};
+  cdevs_inv_params ip = {0}; /* (the default quantum) */
   cdevs_model *e = cdevs_atomic_add(root, "exp", &cdevs_func_ops, &fe);
   cdevs_model *s = cdevs_atomic_add(root, "sqrt", &cdevs_func_ops, &fs);
   cdevs_model *l = cdevs_atomic_add(root, "log", &cdevs_func_ops, &fl);
   cdevs_model *p = cdevs_atomic_add(root, "pow", &cdevs_pow_ops, &pw);
-  cdevs_model *iv = cdevs_atomic_add(root, "inv", &cdevs_inv_ops, NULL);
+  cdevs_model *iv = cdevs_atomic_add(root, "inv", &cdevs_inv_ops, &ip);
   cdevs_model *blocks[5] = {e, s, l, p, iv};
   for (int i = 0; i < 5; i++) {
     cdevs_connect(root, u, "y", blocks[i], "u");
@@ -600,6 +601,77 @@ static void test_static_functions(void) {
   CHECK(cdevs_recorder_rows(r.rs) >= 500);
   CHECK(worst <= 2.0);
   rig_free(&r);
+}
+
+/* Inv, Div and Square of u = 2 + sin t (a Sine source sending degree-2 series, rarely:
+ * dq = 1e-4) and of r = 1 + 0.5·t (an exact ramp) on [0, 10], with the quantum given
+ * (dqrel, dqmin; they kept 1e-6 and 1e-9 whatever the run's tolerance). Sampled every
+ * 0.01 s, each output is within two quanta, max(dqrel·|y|, dqmin), of its function of
+ * the inputs as they were sent (the recorder's u and r; the exact left-out term and
+ * the estimated next one, each at most one, as for test_static_functions). */
+typedef struct quantum_run {
+  double worst;       /* in quanta of the run's own */
+  double worst_tight; /* in quanta of dqrel 1e-10, dqmin 1e-13 */
+  uint64_t internals;
+} quantum_run;
+
+static void run_quantum(double dqrel, double dqmin, quantum_run *q) {
+  rig r;
+  cdevs_model *root = rig_new(&r, 5, 0.01, 10.0);
+  cdevs_sine_params sp = {1.0, 1.0 / (2 * PI), 0.0, 2.0, 2, 1e-4};
+  cdevs_ramp_params rp = {0.0, 10.0, 1.0, 6.0};
+  cdevs_inv_params ip = {dqrel, dqmin};
+  cdevs_div_params dp = {dqrel, dqmin};
+  cdevs_square_params qp = {dqrel, dqmin};
+  cdevs_model *u = cdevs_atomic_add(root, "u", &cdevs_sine_ops, &sp);
+  cdevs_model *rr = cdevs_atomic_add(root, "r", &cdevs_ramp_ops, &rp);
+  cdevs_model *inv = cdevs_atomic_add(root, "inv", &cdevs_inv_ops, &ip);
+  cdevs_model *div = cdevs_atomic_add(root, "div", &cdevs_div_ops, &dp);
+  cdevs_model *sq = cdevs_atomic_add(root, "sq", &cdevs_square_ops, &qp);
+  cdevs_connect(root, u, "y", inv, "u");
+  cdevs_connect(root, u, "y", div, "u0");
+  cdevs_connect(root, rr, "y", div, "u1");
+  cdevs_connect(root, u, "y", sq, "u");
+  cdevs_connect(root, u, "y", r.rec, "u0");
+  cdevs_connect(root, rr, "y", r.rec, "u1");
+  cdevs_connect(root, inv, "y", r.rec, "u2");
+  cdevs_connect(root, div, "y", r.rec, "u3");
+  cdevs_connect(root, sq, "y", r.rec, "u4");
+  q->worst = q->worst_tight = INFINITY;
+  RUN_OR_RETURN(r, 10.0);
+  cdevs_stats st;
+  cdevs_sim_stats(r.sim, &st);
+  q->internals = st.internals;
+  q->worst = q->worst_tight = 0.0;
+  for (size_t k = 0; k < cdevs_recorder_rows(r.rs); k++) {
+    double v[5];
+    (void)cdevs_recorder_row(r.rs, k, v);
+    double f[3] = {1.0 / v[0], v[0] / v[1], v[0] * v[0]};
+    for (int i = 0; i < 3; i++) {
+      double e = fabs(v[2 + i] - f[i]);
+      q->worst = worst_of(q->worst, e / fmax(dqrel * fabs(f[i]), dqmin));
+      q->worst_tight = worst_of(q->worst_tight, e / fmax(1e-10 * fabs(f[i]), 1e-13));
+    }
+  }
+  CHECK(cdevs_recorder_rows(r.rs) >= 1000);
+  rig_free(&r);
+}
+
+static void test_static_quantum(void) {
+  quantum_run tight, dflt, loose;
+  run_quantum(1e-10, 1e-13, &tight);
+  run_quantum(0.0, 0.0, &dflt); /* (1e-6, 1e-9) */
+  run_quantum(1e-3, 1e-6, &loose);
+  printf("Inv/Div/Square quantum: tight %.2f quanta (%llu internals), default %.3g tight quanta (%llu), "
+         "loose %.2f quanta (%llu)\n",
+         tight.worst, (unsigned long long)tight.internals, dflt.worst_tight, (unsigned long long)dflt.internals,
+         loose.worst, (unsigned long long)loose.internals);
+  CHECK(tight.worst <= 2.0);
+  CHECK(loose.worst <= 2.0);
+  /* The tight bound is one the default quantum cannot meet (it was what every run
+   * got), and a loose quantum refreshes less often than the default. */
+  CHECK(dflt.worst_tight > 2.0);
+  CHECK(loose.internals < dflt.internals && dflt.internals < tight.internals);
 }
 
 static void test_errors(void) {
@@ -862,6 +934,7 @@ int main(void) {
   test_sources();
   test_table_csv();
   test_static_functions();
+  test_static_quantum();
   test_errors();
   test_review_regressions();
   return check_report("test_blocks");

@@ -687,6 +687,52 @@ static void test_block_method_pairs(void) {
                    "m.mo:2:31: error: method must be QSS1, QSS2, QSS3, LIQSS1, LIQSS2 or LIQSS3 (mLIQSS pairs"));
 }
 
+/* A model file's Inv, Div and Square take the run's tolerances as their quantum
+ * (dqrel = --tol, dqmin = --abstol), as Mult, Pow and Func do; they kept 1e-6 and
+ * 1e-9. Of u = 2 + sin t (a Sine sending degree-2 series, rarely: dq = 1e-4) and the
+ * ramp r = 1 + t/2, sampled every 0.02 s to t = 10: at tol 1e-10, abstol 1e-13,
+ * within two quanta of their functions of u and r as sent (test_blocks derives the
+ * two); a model that sets its own (i(dqrel = 1e-3, dqmin = 1e-6)) keeps it, and
+ * takes fewer transitions than at the run's 1e-10. */
+static void test_block_quantum_from_run(void) {
+  const char *head = "model m\n  cdevs.Sine u(amplitude = 1, freq = 0.15915494309189535, offset = 2, order = 2, "
+                     "dq = 1e-4);\n  cdevs.Ramp r(t_start = 0, t_end = 10, y_start = 1, y_end = 6);\n";
+  const char *tail = "equation\n  connect(u.y, i.u);\n  connect(u.y, d.u0);\n  connect(r.y, d.u1);\n"
+                     "  connect(u.y, s.u);\n"
+                     "  annotation(experiment(MMO_Output = {u.y, r.y, i.y, d.y, s.y}));\nend m;\n";
+  const char *runs[2] = {"  cdevs.Inv i;\n  cdevs.Div d;\n  cdevs.Square s;\n",
+                         "  cdevs.Inv i(dqrel = 1e-3, dqmin = 1e-6);\n  cdevs.Div d(dqrel = 1e-3, dqmin = 1e-6);\n"
+                         "  cdevs.Square s(dqrel = 1e-3, dqmin = 1e-6);\n"};
+  uint64_t internals[2] = {0, 0};
+  for (int ri = 0; ri < 2; ri++) {
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s%s", head, runs[ri], tail);
+    const double dqrel = ri ? 1e-3 : 1e-10, dqmin = ri ? 1e-6 : 1e-13;
+    run r;
+    probe p;
+    if (run_text(&r, text, CDEVS_QSS3, 1e-10, 1e-13)) continue;
+    if (probe_start(&p, &r, -1)) {
+      run_close(&r);
+      continue;
+    }
+    double worst = 0.0;
+    for (int k = 1; k <= 500 && run_to(&r, 0.02 * k); k++) {
+      double t = 0.02 * k, u = probe_at(&p, "u.y", t), rv = probe_at(&p, "r.y", t);
+      double y[3] = {probe_at(&p, "i.y", t), probe_at(&p, "d.y", t), probe_at(&p, "s.y", t)};
+      double f[3] = {1.0 / u, u / rv, u * u};
+      for (int i = 0; i < 3; i++) worst = worst_of(worst, fabs(y[i] - f[i]) / fmax(dqrel * fabs(f[i]), dqmin));
+    }
+    cdevs_stats st;
+    cdevs_sim_stats(r.sim, &st);
+    internals[ri] = st.internals;
+    printf("Inv, Div, Square at dqrel %g: worst %.2f quanta, %llu internal transitions\n", dqrel, worst,
+           (unsigned long long)internals[ri]);
+    CHECK(worst <= 2.0);
+    run_close(&r);
+  }
+  CHECK(internals[1] < internals[0]);
+}
+
 int main(void) {
   test_block_method_pairs();
   test_equations_and_blocks();
@@ -695,6 +741,7 @@ int main(void) {
   test_comparator_on_algebraic();
   test_algebraic_output_fed_back();
   test_nonlinear_block_refresh();
+  test_block_quantum_from_run();
   test_input_not_finite();
   test_connection_errors();
   test_model_classes();

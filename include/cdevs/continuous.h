@@ -145,8 +145,8 @@ extern const cdevs_atomic_ops cdevs_gain_ops;
  * the inputs' degree. Between input events y is beyond that series (cos of a ramp
  * is no polynomial), so while the inputs send nothing (a ramp, an integrator of a
  * constant) the block evaluates f again and sends y where the terms it leaves out
- * reach max(dqrel·|y|, dqmin). dqrel and dqmin both 0 (and Div, Inv, Square, which
- * take no params) mean 1e-6 and 1e-9; a model file gives its run's tolerances.
+ * reach max(dqrel·|y|, dqmin). dqrel and dqmin both 0 mean 1e-6 and 1e-9; a model
+ * file gives its run's tolerances.
  */
 
 /* y = Π u_i over n inputs (2..8; 0 means 2). */
@@ -156,7 +156,18 @@ typedef struct cdevs_mult_params {
 } cdevs_mult_params;
 extern const cdevs_atomic_ops cdevs_mult_ops;
 
-/* y = u0 / u1 (no params); y = 1 / u, y = u², y = u^p (input "u"). */
+/* y = u0 / u1; y = 1 / u, y = u², y = u^p (input "u"). Div, Inv and Square take
+ * their quantum only, and need it: they once took no params (and NULL), which
+ * cdevs_atomic_add now refuses; a zeroed struct gives the defaults. */
+typedef struct cdevs_div_params {
+  double dqrel, dqmin;
+} cdevs_div_params;
+typedef struct cdevs_inv_params {
+  double dqrel, dqmin;
+} cdevs_inv_params;
+typedef struct cdevs_square_params {
+  double dqrel, dqmin;
+} cdevs_square_params;
 extern const cdevs_atomic_ops cdevs_div_ops;
 extern const cdevs_atomic_ops cdevs_inv_ops;
 extern const cdevs_atomic_ops cdevs_square_ops;

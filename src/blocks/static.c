@@ -102,21 +102,21 @@ static int mult_init(cdevs_ctx *cx, void *state, const void *arg) {
 }
 
 static int div_init(cdevs_ctx *cx, void *state, const void *arg) {
-  (void)arg;
+  const cdevs_div_params *p = arg;
   base_init(state, F_DIV, 2);
-  return quantum(cx, state, 0.0, 0.0);
+  return quantum(cx, state, p->dqrel, p->dqmin);
 }
 
 static int inv_init(cdevs_ctx *cx, void *state, const void *arg) {
-  (void)arg;
+  const cdevs_inv_params *p = arg;
   base_init(state, F_INV, 1);
-  return quantum(cx, state, 0.0, 0.0);
+  return quantum(cx, state, p->dqrel, p->dqmin);
 }
 
 static int square_init(cdevs_ctx *cx, void *state, const void *arg) {
-  (void)arg;
+  const cdevs_square_params *p = arg;
   base_init(state, F_SQUARE, 1);
-  return quantum(cx, state, 0.0, 0.0);
+  return quantum(cx, state, p->dqrel, p->dqmin);
 }
 
 static int pow_init(cdevs_ctx *cx, void *state, const void *arg) {
@@ -270,8 +270,8 @@ static void static_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x)
 STATIC_OPS(cdevs_wsum_ops, "WSum", sizeof(cdevs_wsum_params), in8, wsum_init);
 STATIC_OPS(cdevs_gain_ops, "Gain", sizeof(cdevs_gain_params), in1, gain_init);
 STATIC_OPS(cdevs_mult_ops, "Mult", sizeof(cdevs_mult_params), in8, mult_init);
-STATIC_OPS(cdevs_div_ops, "Div", 0, in2, div_init);
-STATIC_OPS(cdevs_inv_ops, "Inv", 0, in1, inv_init);
-STATIC_OPS(cdevs_square_ops, "Square", 0, in1, square_init);
+STATIC_OPS(cdevs_div_ops, "Div", sizeof(cdevs_div_params), in2, div_init);
+STATIC_OPS(cdevs_inv_ops, "Inv", sizeof(cdevs_inv_params), in1, inv_init);
+STATIC_OPS(cdevs_square_ops, "Square", sizeof(cdevs_square_params), in1, square_init);
 STATIC_OPS(cdevs_pow_ops, "Pow", sizeof(cdevs_pow_params), in1, pow_init);
 STATIC_OPS(cdevs_func_ops, "Func", sizeof(cdevs_func_params), in1, func_init);

@@ -32,6 +32,12 @@ static const lang_param wsum_p[] = {P(cdevs_wsum_params, n, LP_INT), P(cdevs_wsu
 static const lang_param gain_p[] = {P(cdevs_gain_params, k, LP_REAL), {NULL, 0, 0, NULL, NULL, NULL}};
 static const lang_param mult_p[] = {P(cdevs_mult_params, n, LP_INT), P(cdevs_mult_params, dqrel, LP_REAL),
                                      P(cdevs_mult_params, dqmin, LP_REAL), {NULL, 0, 0, NULL, NULL, NULL}};
+static const lang_param div_p[] = {P(cdevs_div_params, dqrel, LP_REAL), P(cdevs_div_params, dqmin, LP_REAL),
+                                   {NULL, 0, 0, NULL, NULL, NULL}};
+static const lang_param inv_p[] = {P(cdevs_inv_params, dqrel, LP_REAL), P(cdevs_inv_params, dqmin, LP_REAL),
+                                   {NULL, 0, 0, NULL, NULL, NULL}};
+static const lang_param square_p[] = {P(cdevs_square_params, dqrel, LP_REAL), P(cdevs_square_params, dqmin, LP_REAL),
+                                      {NULL, 0, 0, NULL, NULL, NULL}};
 static const lang_param pow_p[] = {P(cdevs_pow_params, p, LP_REAL), P(cdevs_pow_params, dqrel, LP_REAL),
                                     P(cdevs_pow_params, dqmin, LP_REAL), {NULL, 0, 0, NULL, NULL, NULL}};
 static const lang_param func_p[] = {P(cdevs_func_params, fn, LP_FN), P(cdevs_func_params, dqrel, LP_REAL),
@@ -66,9 +72,9 @@ static const lang_block blocks[] = {
     B("WSum", &cdevs_wsum_ops, sizeof(cdevs_wsum_params), wsum_p, 1),
     B("Gain", &cdevs_gain_ops, sizeof(cdevs_gain_params), gain_p, 1),
     B("Mult", &cdevs_mult_ops, sizeof(cdevs_mult_params), mult_p, 1),
-    B("Div", &cdevs_div_ops, 0, none_p, 1),
-    B("Inv", &cdevs_inv_ops, 0, none_p, 1),
-    B("Square", &cdevs_square_ops, 0, none_p, 1),
+    B("Div", &cdevs_div_ops, sizeof(cdevs_div_params), div_p, 1),
+    B("Inv", &cdevs_inv_ops, sizeof(cdevs_inv_params), inv_p, 1),
+    B("Square", &cdevs_square_ops, sizeof(cdevs_square_params), square_p, 1),
     B("Pow", &cdevs_pow_ops, sizeof(cdevs_pow_params), pow_p, 1),
     B("Func", &cdevs_func_ops, sizeof(cdevs_func_params), func_p, 1),
     B("CrossDetect", &cdevs_cross_ops, sizeof(cdevs_cross_params), cross_p, 0),

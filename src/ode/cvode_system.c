@@ -26,6 +26,7 @@
 #endif
 #include "cdevs/ode.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,11 +60,26 @@ typedef struct cv_state {
   double *disc, *pre;
   double (*stack)[4];
   int *roots;
+  /* The outputs' series as last computed: out[o] from tout[o] on. Those flagged in
+   * send wait for the zero-time transition whose λ sends them (dirty: any). */
   double (*out)[4];
+  double *tout;
+  uint8_t *send;
+  /* An input event's scratch (see resend_set): per state and input, per algebraic,
+   * whether the event moved it; per output, whether it is sent again, and for an
+   * algebraic one the offset that keeps its value on the series sent before
+   * (anchor); the discretes before the event. */
+  uint8_t *xmoved, *amoved, *which;
+  double *anchor, *dold;
+  /* Per algebraic output, the states it reads (directly or through algebraics) that
+   * are not outputs themselves: oread[oread_start[o] .. oread_start[o + 1]), NULL if
+   * none does; oread_g: scratch as long as the longest (snap_states). */
+  uint32_t *oread_start, *oread;
+  double *oread_g;
   double t, tn; /* the last transition's time; the next one's */
   double tstep; /* where the current step ends (tn is before it while outputs are sent within it) */
   int at_root;  /* tstep is a root CVODE found */
-  int dirty;    /* the outputs' series at t wait to be sent */
+  int dirty;    /* outputs wait to be sent (send flags which) */
   int started;  /* the first step is taken */
   char err[320]; /* what an evaluation inside CVODE's callbacks found */
   uint64_t steps, crossings, reinits, zeno;
@@ -212,9 +228,19 @@ static void fail(cdevs_ctx *cx, cv_state *s, int flag, double t) {
 
 /* ---- Steps -------------------------------------------------------------------------- */
 
+/* Output o's series as sent (from tout[o]) at t. */
+static double sent_at(const cv_state *s, uint32_t o, double t) {
+  const double *r = s->out[o];
+  double tau = t - s->tout[o];
+  return r[0] + tau * (r[1] + tau * r[2]);
+}
+
 /* The outputs' series at t from the current step's interpolant: states y, y', y''/2;
- * algebraics evaluated on those to order 2; discretes their values. Then sent. */
-static int outputs_at(cdevs_ctx *cx, cv_state *s, double t) {
+ * algebraics evaluated on those to order 2; discretes their values. Then sent: all
+ * of them (which NULL), or those an input event moved (which[o], see resend_set),
+ * each algebraic one shifted by its anchor; the others keep the series they were
+ * sent, which the receivers have. */
+static int outputs_at(cdevs_ctx *cx, cv_state *s, double t, const uint8_t *which) {
   const cdevs__sys_spec *sp = s->sp;
   uint32_t ns = sp->n_states;
   double *y = NV_DATA_S(s->dy);
@@ -238,15 +264,17 @@ static int outputs_at(cdevs_ctx *cx, cv_state *s, double t) {
   for (uint32_t o = 0; !rc && o < sp->n_out; o++) {
     uint32_t i = sp->out_index[o];
     double *r = s->out[o];
+    if (which && !which[o]) continue;
     if (sp->out_kind[o] == 0) r[0] = c[0][i], r[1] = c[1][i], r[2] = c[2][i], r[3] = 0.0;
     else if (sp->out_kind[o] == 1) memcpy(r, s->alg[i], sizeof s->out[o]), r[3] = 0.0;
     else r[0] = s->disc[i], r[1] = r[2] = r[3] = 0.0;
+    if (which && sp->out_kind[o] == 1) r[0] += s->anchor[o];
+    s->tout[o] = t, s->send[o] = 1, s->dirty = 1;
   }
   if (rc) {
     cdevs_ctx_fail(cx, "%s", s->err);
     return -1;
   }
-  s->dirty = 1;
   /* The next time the outputs are sent: the step's end, or sooner, where a series
    * sent now (a state's or an algebraic's) leaves the solution CVODE's interpolant
    * gives by more than its tolerance (rtol·|v| + atol): halving from the step's end,
@@ -256,20 +284,18 @@ static int outputs_at(cdevs_ctx *cx, cv_state *s, double t) {
    * cos(x)) is no solution at all. */
   s->tn = s->tstep;
   for (int halvings = 0; halvings < 30 && s->cont_outs && isfinite(s->tn); halvings++) {
-    double b = s->tn, tau = b - t;
+    double b = s->tn;
     if (CVodeGetDky(s->mem, b, 0, s->dy) < 0) break;
     load(s, b, y, NULL, NULL);
     if (s->alg_outs && eval_algs(s, b, 0)) break; /* (the step's next evaluation reports it) */
     int ok = 1;
     for (uint32_t o = 0; o < sp->n_out && ok; o++) {
       if (sp->out_kind[o] == 2) continue;
-      const double *r = s->out[o];
-      double p = r[0] + tau * (r[1] + tau * r[2]);
       double v = sp->out_kind[o] == 0 ? y[sp->out_index[o]] : s->alg[sp->out_index[o]][0];
-      ok = fabs(p - v) <= s->rtol * fabs(v) + s->atol;
+      ok = fabs(sent_at(s, o, b) - v) <= s->rtol * fabs(v) + s->atol;
     }
     if (ok) break;
-    s->tn = t + 0.5 * tau;
+    s->tn = t + 0.5 * (b - t);
   }
   if (!(s->tn > t)) s->tn = s->tstep;
   return 0;
@@ -300,12 +326,12 @@ static double step_cap(cv_state *s, double t) {
 }
 
 /* One CVODE step from t: the next transition at its end (or a root before it), the
- * outputs at t. */
-static int step(cdevs_ctx *cx, cv_state *s, double t) {
+ * outputs at t (those in which: outputs_at). */
+static int step(cdevs_ctx *cx, cv_state *s, double t, const uint8_t *which) {
   if (t >= s->t_end) { /* the end: the values there, and nothing more */
     s->at_root = 0;
     s->tstep = INFINITY;
-    if (s->started && outputs_at(cx, s, t)) return -1;
+    if (s->started && outputs_at(cx, s, t, which)) return -1;
     s->tn = INFINITY;
     return 0;
   }
@@ -353,7 +379,7 @@ static int step(cdevs_ctx *cx, cv_state *s, double t) {
   s->started = 1;
   s->at_root = flag == CV_ROOT_RETURN;
   s->tstep = tret;
-  return outputs_at(cx, s, t);
+  return outputs_at(cx, s, t, which);
 }
 
 /* The values at t of what CVODE integrates, into y (within the last step). */
@@ -367,14 +393,15 @@ static int state_at(cdevs_ctx *cx, cv_state *s, double t) {
   return 0;
 }
 
-/* CVODE restarts at t from y (a handler or an input changed the equations). */
-static int restart(cdevs_ctx *cx, cv_state *s, double t) {
+/* CVODE restarts at t from y (a handler or an input changed the equations); the
+ * outputs in which (outputs_at) are sent again. */
+static int restart(cdevs_ctx *cx, cv_state *s, double t, const uint8_t *which) {
   int flag = CVodeReInit(s->mem, t, s->y);
   if (flag < 0) {
     fail(cx, s, flag, t);
     return -1;
   }
-  return step(cx, s, t);
+  return step(cx, s, t, which);
 }
 
 /* Zeno behaviour, as the QSS system finds it (cdevs__zeno_*): the function's slope at
@@ -430,6 +457,7 @@ static int ch_value(void *ud, const sys_action *ac, double *v) {
 
 static void ch_reinit(void *ud, uint32_t i, double v) {
   cv_handler *h = ud;
+  if (NV_Ith_S(h->s->y, i) != v) h->s->xmoved[i] = 1; /* (an input event sends it again: resend_set) */
   NV_Ith_S(h->s->y, i) = v;
   h->s->v[i].q[0] = v; /* read by what follows in this handler */
   h->s->reinits++;
@@ -595,6 +623,130 @@ static int input_event(cdevs_ctx *cx, const cv_state *s, const cdevs_event *ev, 
   return 1;
 }
 
+/* The algebraics up to a, at t, to order; 0, or -1 (said). */
+static int algs_upto(cv_state *s, double t, uint32_t a, int order) {
+  bc_env env = env_at(s, t, NULL);
+  for (uint32_t g = 0; g <= a; g++) {
+    int bad = cdevs__bc_eval(&s->sp->alg[g], &env, order, s->alg[g], s->stack);
+    if (bad || !isfinite(s->alg[g][0])) return failed_at(s, SYS_ALG, g, t, bad);
+  }
+  return 0;
+}
+
+/*
+ * An input event at t, before it changes anything: the states CVODE restarts from
+ * are moved (within the tolerance) onto what the receivers have, the outputs'
+ * series as sent, evaluated at t. CVODE's values differ from those by its error
+ * (1e-12 for a pendulum at rtol 1e-8; a tolerance at most): restarted from them, the
+ * solution sent soon after (its first step is short) put theta back across the
+ * level a comparator had just found its crossing of on the series, which flipped it
+ * back and forth. A state that is an output takes its series' value; then each
+ * algebraic output f (on the inputs as they were) is projected onto its series'
+ * value s by the states it reads that are not outputs, j, each in proportion to its
+ * tolerance w_j over the time the series has been in force, τ (rtol·(|y_j| +
+ * |y_j'|·τ) + atol: a state crossing 0 is off by rtol of its values then, not by
+ * atol): dy_j = w_j² g_j (s - f) / Σ w_k² g_k², with g = ∂f/∂y from the first
+ * Taylor coefficient of f as y_j moves at unit rate; three sweeps at most (exact in
+ * one for th = theta; outputs that share states converge as in Kaczmarz's method).
+ * A projection that would move the states by more than ten tolerances (an output
+ * flat in its states) is not made. 0, or -1 (the run stopped).
+ */
+static int snap_states(cdevs_ctx *cx, cv_state *s, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t ns = sp->n_states;
+  double *y = NV_DATA_S(s->y), *rate = s->ser + ns; /* (free until outputs_at: zeros, one 1) */
+  for (uint32_t o = 0; o < sp->n_out; o++)
+    if (sp->out_kind[o] == 0) y[sp->out_index[o]] = sent_at(s, o, t);
+  if (!s->oread) return 0; /* no algebraic output reads a state that is not one */
+  if (rhs(t, s->y, s->dy, s) != 0) return 0; /* (no projection: the step reports it) */
+  const double *dy = NV_DATA_S(s->dy);
+  memset(rate, 0, ns * sizeof *rate);
+  for (int sweep = 0; sweep < 3; sweep++) {
+    int moved = 0;
+    for (uint32_t o = 0; o < sp->n_out; o++) {
+      uint32_t a = sp->out_index[o], k0 = s->oread_start[o], k1 = s->oread_start[o + 1];
+      if (sp->out_kind[o] != 1 || k0 == k1) continue;
+      load(s, t, y, rate, NULL);
+      if (algs_upto(s, t, a, 1)) goto failed;
+      double want = sent_at(s, o, t), r = want - s->alg[a][0], base = s->alg[a][1], gg = 0.0;
+      if (!(fabs(r) > 4.0 * DBL_EPSILON * fmax(fabs(want), fabs(s->alg[a][0])))) continue;
+      double *g = s->oread_g, tau = t - s->tout[o]; /* per read state, w_j·g_j */
+      for (uint32_t k = k0; k < k1; k++) {
+        uint32_t j = s->oread[k];
+        rate[j] = 1.0;
+        load(s, t, y, rate, NULL);
+        rate[j] = 0.0;
+        if (algs_upto(s, t, a, 1)) goto failed;
+        g[k - k0] = (s->rtol * (fabs(y[j]) + fabs(dy[j]) * tau) + s->atol) * (s->alg[a][1] - base);
+        gg += g[k - k0] * g[k - k0];
+      }
+      if (!(gg > 0.0) || fabs(r) > 10.0 * sqrt(gg)) continue; /* (flat, or far: see above) */
+      for (uint32_t k = k0; k < k1; k++) {
+        uint32_t j = s->oread[k];
+        y[j] += (s->rtol * (fabs(y[j]) + fabs(dy[j]) * tau) + s->atol) * g[k - k0] * r / gg;
+      }
+      moved = 1;
+    }
+    if (!moved) break;
+  }
+  return 0;
+failed:
+  cdevs_ctx_fail(cx, "%s", s->err);
+  return -1;
+}
+
+/*
+ * An input event at t, before it changes anything: per algebraic output, what its
+ * series as sent gives at t less its value on the states at t (CVODE's) and the
+ * inputs as they were. Added to its value after the event, it makes the value sent
+ * again the one the receivers have, moved by what the event changed, not by how far
+ * the series sent before has strayed from CVODE's solution (within its tolerance).
+ * 0, or -1 (the run stopped).
+ */
+static int anchor_algs(cdevs_ctx *cx, cv_state *s, double t) {
+  const cdevs__sys_spec *sp = s->sp;
+  if (!s->alg_outs) return 0;
+  load(s, t, NV_DATA_S(s->y), NULL, NULL);
+  if (eval_algs(s, t, 0)) {
+    cdevs_ctx_fail(cx, "%s", s->err);
+    return -1;
+  }
+  for (uint32_t o = 0; o < sp->n_out; o++)
+    if (sp->out_kind[o] == 1) s->anchor[o] = sent_at(s, o, t) - s->alg[sp->out_index[o]][0];
+  return 0;
+}
+
+/*
+ * The outputs an input event at t moved, into which: a state's that a handler
+ * reinit to another value, a discrete's that a handler changed, and an algebraic's
+ * that reads such a state or discrete, or an input of the event (xmoved flags those
+ * states and inputs; dold holds the discretes before), directly or through other
+ * algebraics. Only they are sent again. The event moves no other value: the states
+ * are continuous (their slopes may change, which the series sent keep until they
+ * leave CVODE's solution by a tolerance, as within a step), and a value sent again
+ * unchanged would come from the restarted solution, not from the series the
+ * receivers have: a comparator that had just found its crossing on theta's series
+ * read theta again 1e-12 on the other side of its level, and flipped back and forth.
+ */
+static void resend_set(cv_state *s) {
+  const cdevs__sys_spec *sp = s->sp;
+  for (uint32_t a = 0; a < sp->n_algs; a++) { /* (each reads only earlier ones) */
+    const bc_code *code = &sp->alg[a];
+    uint8_t m = 0;
+    for (uint32_t i = 0; i < code->n && !m; i++) {
+      const bc_ins *in = &code->ins[i];
+      if (BC_READS_STATE(in->op)) m = s->xmoved[in->arg];
+      else if (in->op == BC_DISC || in->op == BC_PRE) m = s->disc[in->arg] != s->dold[in->arg];
+      else if (in->op == BC_ALG) m = s->amoved[in->arg];
+    }
+    s->amoved[a] = m;
+  }
+  for (uint32_t o = 0; o < sp->n_out; o++) {
+    uint32_t i = sp->out_index[o];
+    s->which[o] = sp->out_kind[o] == 0 ? s->xmoved[i] : sp->out_kind[o] == 1 ? s->amoved[i] : s->disc[i] != s->dold[i];
+  }
+}
+
 /* ---- Lagging (the classical part of a mixed-mode run) ------------------------------- */
 
 /* Appends to input k's segments the series c (degree order) from t on. */
@@ -649,8 +801,11 @@ static int lag_sync(cdevs_ctx *cx, cv_state *s, double t) {
 
 /* The outputs at t (CVODE at t): each state's value, slope and curvature, from
  * CVODE's interpolant (from = 1) or, at a start or restart, from the right-hand side
- * (value and slope); the next synchronization a step of CVODE's later. */
-static int lag_send(cdevs_ctx *cx, cv_state *s, double t, int from_cvode) {
+ * (value and slope); the next synchronization a step of CVODE's later. At a restart
+ * after a jump of an input (anchored; the states snapped to their series as sent),
+ * each algebraic is shifted by its anchor (lag_ext): the values are those the
+ * receivers have, moved by what the input changed. */
+static int lag_send(cdevs_ctx *cx, cv_state *s, double t, int from_cvode, int anchored) {
   const cdevs__sys_spec *sp = s->sp;
   uint32_t ns = sp->n_states;
   double *c[3] = {s->ser, s->ser + ns, s->ser + 2 * ns}, h = 0.0;
@@ -717,8 +872,9 @@ static int lag_send(cdevs_ctx *cx, cv_state *s, double t, int from_cvode) {
     if (sp->out_kind[o] == 0) r[0] = c[0][i], r[1] = c[1][i], r[2] = c[2][i], r[3] = 0.0;
     else if (sp->out_kind[o] == 1) memcpy(r, s->alg[i], sizeof s->out[o]), r[3] = 0.0;
     else r[0] = s->disc[i], r[1] = r[2] = r[3] = 0.0;
+    if (anchored && sp->out_kind[o] == 1) r[0] += s->anchor[o];
+    s->tout[o] = t, s->send[o] = 1, s->dirty = 1;
   }
-  s->dirty = 1;
   s->tn = t >= s->t_end ? INFINITY : fmin(t + h, s->t_end);
   if (!(s->tn > t)) s->tn = nextafter(t, INFINITY);
   return 0;
@@ -728,7 +884,7 @@ static void lag_int(cdevs_ctx *cx, cv_state *s, double t) {
   if (s->started && lag_sync(cx, s, t)) return;
   int first = !s->started;
   s->started = 1;
-  (void)lag_send(cx, s, t, !first);
+  (void)lag_send(cx, s, t, !first, 0);
 }
 
 /* Inputs at t: soft ones (QSS states) become segments; one that jumps synchronizes
@@ -740,7 +896,12 @@ static void lag_ext(cdevs_ctx *cx, cv_state *s, double t, const cdevs_bag *x) {
     uint32_t k = (uint32_t)x->events[i].port;
     if (k < sp->n_in && !(sp->in_soft && sp->in_soft[k])) hard = 1;
   }
-  if (hard && s->started && lag_sync(cx, s, t)) return;
+  if (hard && s->started) {
+    if (lag_sync(cx, s, t)) return;
+    lag_trim(s, t);
+    lag_inputs(s, t);
+    if (snap_states(cx, s, t) || anchor_algs(cx, s, t)) return;
+  }
   for (size_t i = 0; i < x->n; i++) {
     uint32_t k;
     double c[4];
@@ -780,9 +941,51 @@ static void lag_ext(cdevs_ctx *cx, cv_state *s, double t, const cdevs_bag *x) {
     return;
   }
   s->reinits++;
-  (void)lag_send(cx, s, t, 0);
+  (void)lag_send(cx, s, t, 0, 1);
 }
 
+
+/* oread (see cv_state): per algebraic output, a walk through the algebraics it
+ * reads, gathering the states. 0, or -1 out of memory. */
+static int output_reads(cv_state *s) {
+  const cdevs__sys_spec *sp = s->sp;
+  uint32_t ns = sp->n_states, na = sp->n_algs, n = 0, cap = 0, longest = 0;
+  uint8_t *seen = calloc((size_t)ns + na + 1, 1);
+  uint32_t *todo = malloc(((size_t)na + 1) * sizeof *todo);
+  s->oread_start = calloc((size_t)sp->n_out + 1, sizeof *s->oread_start);
+  if (!seen || !todo || !s->oread_start) return free(seen), free(todo), -1;
+  for (uint32_t o = 0; o < sp->n_out; o++)
+    if (sp->out_kind[o] == 0) seen[sp->out_index[o]] = 2; /* (an output: never read here) */
+  for (uint32_t o = 0; o < sp->n_out; o++) {
+    s->oread_start[o] = n;
+    if (sp->out_kind[o] != 1) continue;
+    uint32_t ntodo = 0, first = n;
+    todo[ntodo++] = sp->out_index[o], seen[ns + sp->out_index[o]] = 1;
+    while (ntodo) {
+      const bc_code *c = &sp->alg[todo[--ntodo]];
+      for (uint32_t i = 0; i < c->n; i++) {
+        uint32_t arg = c->ins[i].arg;
+        if (c->ins[i].op == BC_ALG && !seen[ns + arg]) seen[ns + arg] = 1, todo[ntodo++] = arg;
+        if (!BC_READS_STATE(c->ins[i].op) || arg >= ns || seen[arg]) continue;
+        if (n == cap) {
+          uint32_t *g = realloc(s->oread, (cap = cap ? 2 * cap : 16) * sizeof *g);
+          if (!g) return free(seen), free(todo), -1;
+          s->oread = g;
+        }
+        s->oread[n++] = arg, seen[arg] = 1;
+      }
+    }
+    /* (the marks off again, but the outputs') */
+    for (uint32_t k = first; k < n; k++) seen[s->oread[k]] = 0;
+    memset(seen + ns, 0, na);
+    if (n - first > longest) longest = n - first;
+  }
+  s->oread_start[sp->n_out] = n;
+  free(seen), free(todo);
+  if (n && !(s->oread_g = malloc(longest * sizeof *s->oread_g))) return -1;
+  if (!n) free(s->oread), s->oread = NULL;
+  return 0;
+}
 
 /* The Jacobian's bandwidths: below (ml) and above (mu) the diagonal, from which
  * states each derivative reads, directly or through algebraics. -1 out of memory. */
@@ -846,7 +1049,15 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->pre = calloc(sp->n_discs ? sp->n_discs : 1, sizeof *s->pre);
   s->stack = calloc(depth, sizeof *s->stack);
   s->roots = calloc(n1, sizeof *s->roots);
-  s->out = calloc(sp->n_out ? sp->n_out : 1, sizeof *s->out);
+  size_t no = sp->n_out ? sp->n_out : 1;
+  s->out = calloc(no, sizeof *s->out);
+  s->tout = calloc(no, sizeof *s->tout);
+  s->send = calloc(no, 1);
+  s->which = calloc(no, 1);
+  s->anchor = calloc(no, sizeof *s->anchor);
+  s->xmoved = calloc(nv ? nv : 1, 1);
+  s->amoved = calloc(sp->n_algs ? sp->n_algs : 1, 1);
+  s->dold = calloc(sp->n_discs ? sp->n_discs : 1, sizeof *s->dold);
   s->zsign = calloc(n1, sizeof *s->zsign);
   s->ztime = calloc(n1, 1);
   s->zh = calloc(n1, sizeof *s->zh);
@@ -858,9 +1069,11 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->in_seen = calloc(sp->n_in ? sp->n_in : 1, 1);
   s->zself = calloc(n1, 1);
   if (!s->v || !s->alg || !s->disc || !s->pre || !s->stack || !s->roots || !s->out || !s->zsign || !s->zh ||
-      !s->zwatch || !s->ztime || !s->g0 || !s->g1 || !s->done || !s->ser || !s->in_seen || !s->zself)
+      !s->zwatch || !s->ztime || !s->g0 || !s->g1 || !s->done || !s->ser || !s->in_seen || !s->zself || !s->tout ||
+      !s->send || !s->which || !s->anchor || !s->xmoved || !s->amoved || !s->dold)
     return CDEVS_ENOMEM;
   s->t0 = s->t;
+  if (output_reads(s)) return CDEVS_ENOMEM;
   { /* Per algebraic, in their order (each reads only earlier ones): its degree in
      * time alone (the states held), and whether it reads a state; then per crossing
      * the same, for the step's cap and the hysteresis. */
@@ -961,6 +1174,8 @@ static void cv_fini(void *state) {
   free(s->v), free(s->alg), free(s->disc), free(s->pre), free(s->stack), free(s->roots), free(s->out);
   free(s->zsign), free(s->zh), free(s->zwatch), free(s->ztime), free(s->g0), free(s->g1), free(s->done);
   free(s->ser), free(s->in_seen), free(s->zself);
+  free(s->tout), free(s->send), free(s->which), free(s->anchor), free(s->xmoved), free(s->amoved), free(s->dold);
+  free(s->oread_start), free(s->oread), free(s->oread_g);
   for (uint32_t k = 0; s->seg && k < s->sp->n_in; k++) free(s->seg[k]);
   free(s->seg), free(s->nseg), free(s->capseg);
 }
@@ -974,6 +1189,7 @@ static void cv_output(cdevs_ctx *cx, const void *state) {
   const cv_state *s = state;
   if (!s->dirty) return;
   for (uint32_t o = 0; o < s->sp->n_out; o++) {
+    if (!s->send[o]) continue;
     cdevs_value v = cdevs_taylor(s->sp->out_kind[o] == 2 ? 0 : 2, s->out[o]);
     cdevs_emit(cx, (int)o, &v);
   }
@@ -985,6 +1201,7 @@ static void cv_int(cdevs_ctx *cx, void *state) {
   s->err[0] = 0;
   if (s->dirty) { /* the outputs at t are sent */
     s->dirty = 0;
+    memset(s->send, 0, s->sp->n_out);
     return;
   }
   if (s->lagging) {
@@ -994,16 +1211,16 @@ static void cv_int(cdevs_ctx *cx, void *state) {
   if (!s->started) { /* the start: samples due now, then the first step */
     int any = 0, zero = 0;
     if (samples_due(cx, s, t, &any) || settle_sides(cx, s, t) || zero_starts(cx, s, t, &zero)) return;
-    if (zero || any) (void)restart(cx, s, t); /* (a handler may have reinit a state) */
-    else (void)step(cx, s, t);
+    if (zero || any) (void)restart(cx, s, t, NULL); /* (a handler may have reinit a state) */
+    else (void)step(cx, s, t, NULL);
     return;
   }
   if (t < s->tstep) { /* within the step: the outputs again */
-    (void)outputs_at(cx, s, t);
+    (void)outputs_at(cx, s, t, NULL);
     return;
   }
   if (!s->at_root) { /* a step's end: the next step goes on from there */
-    (void)step(cx, s, t);
+    (void)step(cx, s, t, NULL);
     return;
   }
   /* A root: the handlers of the crossings found, in their order (a sample's
@@ -1026,7 +1243,7 @@ static void cv_int(cdevs_ctx *cx, void *state) {
     rc = handle(cx, s, z, dir, t);
   }
   if (!rc) rc = jumps(cx, s, t, s->g0, s->done);
-  if (!rc) (void)restart(cx, s, t);
+  if (!rc) (void)restart(cx, s, t, NULL);
 }
 
 static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
@@ -1040,12 +1257,18 @@ static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
     return;
   }
   if (state_at(cx, s, t)) return;
-  /* The crossing functions just before the inputs change, to see which they jump. */
+  /* The crossing functions just before the inputs change, to see which they jump
+   * (the states snapped to their series as sent count as a change: a function
+   * they move across zero fires now, as CVODE would not see it after the restart). */
   uint32_t nz = sp->n_cross;
   if (nz && roots(t, s->y, s->g0, s)) {
     cdevs_ctx_fail(cx, "%s", s->err);
     return;
   }
+  /* What the outputs are before the event, to see which it moves (resend_set). */
+  memset(s->xmoved, 0, sp->n_states + sp->n_in);
+  memcpy(s->dold, s->disc, sp->n_discs * sizeof *s->dold);
+  if (s->started && (snap_states(cx, s, t) || anchor_algs(cx, s, t))) return;
   /* Each input's first event at the start replaces its start value: the crossings
    * take their sides from it, as from the start values, and fire nothing (Modelica
    * does not fire a when that holds at the start). As the QSS system. */
@@ -1058,6 +1281,7 @@ static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
     if (!got) continue;
     starting &= !s->in_seen[k];
     s->in_seen[k] = 1;
+    s->xmoved[sp->n_states + k] = 1;
     cdevs__qvar *q = &s->v[sp->n_states + k];
     memset(q, 0, sizeof *q);
     for (int j = 0; j <= order && j <= 2; j++) q->q[j] = c[j]; /* (to QSS3's degree, as the QSS system reads it) */
@@ -1076,7 +1300,8 @@ static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
     }
   }
   if (!s->started) return; /* the first transition, due now, takes the first step */
-  (void)restart(cx, s, t);
+  resend_set(s);
+  (void)restart(cx, s, t, s->which);
 }
 
 static void cv_stats(const void *state, cdevs_mo_stats *st) {
