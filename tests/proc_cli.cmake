@@ -249,3 +249,17 @@ file(GLOB c2_parts ${TW}/.c2.csv.*.part)
 if(EXISTS ${TW}/c2.csv OR c2_parts)
   message(FATAL_ERROR "a refused --vars left a results file")
 endif()
+
+# A schedule whose durations are lost in the rounding of large times: an error, not a
+# capacity frozen without a word (it looped for ever inside one instant).
+file(WRITE ${WORK}/proc_stuck.mo "model Stuck
+  cdevs.Create arrive(interarrival = 1000);
+  cdevs.Resource clerk(schedule = {{1, 1}, {0, 1}});
+  cdevs.Process serve(resource = clerk, delay = 0.25);
+  cdevs.Dispose leave;
+equation
+  connect(arrive.out, serve.in); connect(serve.out, leave.in);
+  annotation(experiment(StartTime = 1e16, StopTime = 1.0000000000001e16));
+end Stuck;
+")
+expect_fail(1 "the schedule of resource 'clerk' cannot go on past t=10000000000000000" run ${WORK}/proc_stuck.mo --quiet)

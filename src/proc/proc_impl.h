@@ -30,6 +30,7 @@ typedef struct proc_resource {
   double *sched_dur;
   int nsched, sk;  /* entries; the one in force */
   double snext;    /* when the next entry comes into force */
+  double stuck;    /* > 0: the time at which a duration was lost in rounding (an error) */
   long st_cap; /* the scheduled capacity's statistic (−1 without a schedule) */
   seize_point *points;
   uint32_t npoints, cappoints;

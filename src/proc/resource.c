@@ -44,7 +44,13 @@ static void sync(cdevs_proc *p, proc_resource *res, double t) {
   while (t >= res->snext) {
     res->sk = (res->sk + 1) % res->nsched;
     res->cap_now = res->sched_cap[res->sk];
-    res->snext += res->sched_dur[res->sk];
+    double next = res->snext + res->sched_dur[res->sk];
+    if (!(next > res->snext)) { /* a duration lost in the time's rounding: it would never end */
+      res->stuck = res->snext;
+      res->snext = INFINITY;
+      break;
+    }
+    res->snext = next;
   }
   cdevs__proc_level(p, res->st_cap, t, res->cap_now);
   busy_changed(p, res, t);
@@ -201,6 +207,10 @@ static void sched_int(cdevs_ctx *cx, void *state) {
     return;
   }
   s->nwake = cdevs__res_schedule(s->p, s->r, t, s->wake);
+  if (res->stuck > 0) /* (the capacity would stay as it is: a wrong answer) */
+    cdevs_ctx_fail(cx, "the schedule of resource '%s' cannot go on past t=%.17g: its durations are lost in the "
+                       "rounding of times this large (give longer durations, or a shorter run)",
+                   res->name, res->stuck);
 }
 
 const cdevs_atomic_ops cdevs_resource_ops = {
