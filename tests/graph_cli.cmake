@@ -122,3 +122,63 @@ expect_fail(2 "--dot or --trace" graph ${EX}/fig1.mo --dot --trace)
 file(WRITE ${WORK}/g_none.mo "model M\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend M;\n")
 expect_fail(1 "no DEVS graph in this model" graph ${WORK}/g_none.mo --dot)
 expect_fail(1 "g_noinit.mo: 1 error" graph ${WORK}/g_noinit.mo --dot)
+
+# 6. --verify on the untimed abstraction: the controlled vessel (examples/graph/vessel.mo)
+# keeps its heater off below full (Empty_On, Partial_On unreachable) and can always
+# drain back to Empty_Off; its controller can always return to Idle.
+run_ok(out graph ${EX}/vessel.mo --verify --never vessel.Empty_On --never vessel.Partial_On
+       --always-reaches vessel.Empty_Off --always-reaches ctl.Idle)
+foreach(needle "vessel: never Empty_On: holds: unreachable in the abstraction, so no run enters it"
+               "vessel: never Partial_On: holds" "vessel: always reaches Empty_Off: holds"
+               "ctl: always reaches Idle: holds"
+               "vessel: graph VesselFSA, untimed abstraction: 4 of 6 phases reachable from Empty_Off; unreachable, so entered in no run: Partial_On, Empty_On")
+  string(FIND "${out}" "${needle}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "cdevs graph vessel.mo --verify: no '${needle}' in:\n${out}")
+  endif()
+endforeach()
+# A wrong vessel abstraction: the level may drop while heating (Full_On -> Partial_On).
+# By hand, the shortest path into Empty_On is then Empty_Off -low?0-> Partial_Off
+# -high?1-> Full_On -high?0-> Partial_On -low?1-> Empty_On.
+file(READ ${EX}/vessel.mo text)
+string(REPLACE "    external Full_Off -> Partial_Off when high?0;\n"
+       "    external Full_Off -> Partial_Off when high?0;\n    external Full_On -> Partial_On when high?0;\n" text "${text}")
+file(WRITE ${WORK}/vessel_wrong.mo "${text}")
+execute_process(COMMAND ${CDEVS} graph ${WORK}/vessel_wrong.mo --never vessel.Empty_On RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_QUIET)
+string(FIND "${out}" "vessel: never Empty_On: VIOLATED in the abstraction: Empty_Off -> Partial_Off -> Full_On -> Partial_On -> Empty_On" pos)
+if(NOT rc EQUAL 1 OR pos EQUAL -1)
+  message(FATAL_ERROR "cdevs graph vessel_wrong.mo --never vessel.Empty_On: exit ${rc}\n${out}")
+endif()
+expect_fail(2 "--never Nope: no graph instance has that phase" graph ${EX}/vessel.mo --never Nope)
+expect_fail(2 "--dot or --trace or --verify" graph ${EX}/vessel.mo --dot --verify)
+# The simulated run enters only phases the abstraction reaches: every phase in the
+# trace of both graphs is outside the unreachable list above (Partial_On, Empty_On),
+# and the controller runs its batch (Heating, Draining) at least twice in 100 s.
+run_ok(out run ${EX}/vessel.mo --quiet --no-out)
+run_ok(trace graph ${EX}/vessel.mo --trace)
+string(REGEX MATCHALL "\n[^,\n]*,(ctl|vessel),[a-z]+,[A-Za-z_]*,[A-Za-z_]*" rows "${trace}")
+set(seen "")
+foreach(row IN LISTS rows)
+  string(REGEX REPLACE "^\n[^,]*,([a-z]+),[a-z]+,([A-Za-z_]*),([A-Za-z_]*)$" "\\1.\\2;\\1.\\3" pair "${row}")
+  list(APPEND seen ${pair})
+endforeach()
+list(REMOVE_ITEM seen "ctl." "vessel.")
+list(REMOVE_DUPLICATES seen)
+foreach(bad vessel.Partial_On vessel.Empty_On)
+  list(FIND seen ${bad} at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "the run of vessel.mo entered ${bad}, which --verify found unreachable:\n${trace}")
+  endif()
+endforeach()
+foreach(good ctl.Heating ctl.Draining vessel.Full_On vessel.Full_Off)
+  list(FIND seen ${good} at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the run of vessel.mo never entered ${good}: ${seen}")
+  endif()
+endforeach()
+string(REGEX MATCHALL ",ctl,external,Heating,StartDrain," batches "${trace}")
+list(LENGTH batches nb)
+if(nb LESS 2)
+  message(FATAL_ERROR "vessel.mo: ${nb} heating batches in 100 s, expected at least 2")
+endif()

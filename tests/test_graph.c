@@ -748,6 +748,52 @@ static void test_hostile(void) {
   free(t.s);
 }
 
+/* ---- Untimed abstraction ------------------------------------------------------------ */
+
+/* Phases A (initial, passive), B (lifetime 1), C, D, E (passive); transitions
+ *   0 A -u?1-> B, 1 B -internal-> A, 2 A -u?2-> C, 3 C -u?1-> D, 4 D -u?3-> C,
+ *   5 D -internal-> A (D is passive: never fires), 6 A -false-> E (never fires),
+ *   7 E -u?1-> A.
+ * By hand: forward from A, A B C D (C via A, D via C; E only behind the false guard);
+ * backward to A, A B E (C and D only lead to each other: a liveness violation, C the
+ * first such phase, reached by A -> C); backward to D, all five. */
+static void test_reachable(void) {
+  static const cdevs_graph_ins one[] = {K(1)}, no[] = {K(0)}, u1[] = {K(1), {CDEVS_GOP_EVENT, 0, 0}},
+                               u2[] = {K(2), {CDEVS_GOP_EVENT, 0, 0}}, u3[] = {K(3), {CDEVS_GOP_EVENT, 0, 0}};
+  cdevs_graph_code c1 = CODE(one), cf = CODE(no), g1 = CODE(u1), g2 = CODE(u2), g3 = CODE(u3);
+  cdevs_graph *g = cdevs_graph_new(NULL, "R");
+  cdevs_graph_add_input(g, "u");
+  cdevs_graph_add_phase(g, &(cdevs_graph_phase_def){"A", NULL, 1, NULL, NULL});
+  cdevs_graph_add_phase(g, &(cdevs_graph_phase_def){"B", &c1, 0, NULL, NULL});
+  cdevs_graph_add_phase(g, &(cdevs_graph_phase_def){"C", NULL, 0, NULL, NULL});
+  cdevs_graph_add_phase(g, &(cdevs_graph_phase_def){"D", NULL, 0, NULL, NULL});
+  cdevs_graph_add_phase(g, &(cdevs_graph_phase_def){"E", NULL, 0, NULL, NULL});
+  cdevs_graph_add_external(g, &(cdevs_graph_transition_def){.from = 0, .to = 1, .guard = &g1});
+  cdevs_graph_add_internal(g, &(cdevs_graph_transition_def){.from = 1, .to = 0});
+  cdevs_graph_add_external(g, &(cdevs_graph_transition_def){.from = 0, .to = 2, .guard = &g2});
+  cdevs_graph_add_external(g, &(cdevs_graph_transition_def){.from = 2, .to = 3, .guard = &g1});
+  cdevs_graph_add_external(g, &(cdevs_graph_transition_def){.from = 3, .to = 2, .guard = &g3});
+  cdevs_graph_add_internal(g, &(cdevs_graph_transition_def){.from = 3, .to = 0});
+  cdevs_graph_add_external(g, &(cdevs_graph_transition_def){.from = 0, .to = 4, .guard = &cf});
+  cdevs_graph_add_external(g, &(cdevs_graph_transition_def){.from = 4, .to = 0, .guard = &g1});
+  int via[5];
+  CHECK_EQ_INT(cdevs_graph_reachable(g, 0, 0, via), CDEVS_EINVAL); /* not checked yet */
+  CHECK_EQ_INT(cdevs_graph_check(g, NULL, NULL), CDEVS_OK);
+  CHECK_EQ_INT(cdevs_graph_initial(g), 0);
+  static const int possible[8] = {1, 1, 1, 1, 1, 0, 0, 1};
+  for (int t = 0; t < 8; t++) CHECK_EQ_INT(cdevs_graph_transition_possible(g, t), possible[t]);
+  CHECK_EQ_INT(cdevs_graph_transition_possible(g, 8), -1);
+  CHECK_EQ_INT(cdevs_graph_reachable(g, 0, 0, via), 4);
+  static const int fwd[5] = {0, 0, 0, 2, -1}, to_a[5] = {0, 0, -1, -1, 0}, to_d[5] = {2, 0, 3, 3, 0};
+  for (int p = 0; p < 5; p++) CHECK_EQ_INT(via[p], fwd[p]);
+  CHECK_EQ_INT(cdevs_graph_reachable(g, 0, 1, via), 3);
+  for (int p = 0; p < 5; p++) CHECK_EQ_INT(via[p], to_a[p]);
+  CHECK_EQ_INT(cdevs_graph_reachable(g, 3, 1, via), 5);
+  for (int p = 0; p < 5; p++) CHECK_EQ_INT(via[p], to_d[p]);
+  CHECK_EQ_INT(cdevs_graph_reachable(g, 5, 0, via), CDEVS_EINVAL);
+  cdevs_graph_free(g);
+}
+
 int main(void) {
   test_eval();
   test_expressions();
@@ -760,5 +806,6 @@ int main(void) {
   test_checks_lang();
   test_with_equations();
   test_hostile();
+  test_reachable();
   return check_report("test_graph");
 }

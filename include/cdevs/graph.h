@@ -227,6 +227,33 @@ int cdevs_graph_state_input(const void *state, int port, double *value);
  * tools. NaN for a malformed code. */
 double cdevs_graph_eval(const cdevs_graph_code *code, const double *vars, uint32_t nvars, double t);
 
+/* ---- Untimed abstraction ------------------------------------------------------------
+ *
+ * The graph as a finite automaton over its phases (Vangheluwe's FSA view of a model,
+ * "at this level: verification of properties possible"): every transition is taken as
+ * possible whatever the variables, inputs and times, except two kinds that can fire in
+ * no run: an external transition whose guard is the constant false, and an internal
+ * transition from a phase of constant lifetime inf. This over-approximates the runs:
+ * a phase the abstraction does not reach from the initial phase is entered in no run,
+ * and a phase from which the abstraction has no path to a phase P reaches P in no run;
+ * the converse of either does not hold (a guard may never hold, an input never come).
+ * The graph must have passed cdevs_graph_check.
+ */
+
+/* Whether the abstraction keeps transition t (1), drops it (0), or -1 for a bad index. */
+int cdevs_graph_transition_possible(const cdevs_graph *g, int t);
+
+/* Breadth-first search of the abstraction from phase `from` (backward = 0) or towards
+ * it (backward = 1). via (cdevs_graph_phase_count entries) receives per phase the one
+ * before it on a shortest path from `from` (forward) or the one after it on a shortest
+ * path to `from` (backward); `from` itself for `from`; -1 for a phase not connected.
+ * Ties go to the transition declared first. Returns how many phases are connected
+ * (`from` included), or CDEVS_EINVAL (an unchecked graph, a bad phase) or CDEVS_ENOMEM. */
+int cdevs_graph_reachable(const cdevs_graph *g, int from, int backward, int *via);
+
+/* The initial phase of a checked graph, or -1. */
+int cdevs_graph_initial(const cdevs_graph *g);
+
 /* Writes the graph in Graphviz DOT, drawn as the seed's figures are: each phase a
  * circle with its name and lifetime, the initial one a double circle; internal
  * transitions dotted, labelled with their outputs; external ones solid, labelled with

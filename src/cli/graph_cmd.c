@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cdevs graph: a model file's DEVS graphs listed, drawn as Graphviz DOT (rendered by
- * Graphviz's dot when it is installed), or run with a trace of their phases. */
+ * Graphviz's dot when it is installed), run with a trace of their phases, or verified
+ * on their untimed abstraction (phases as the states of a finite automaton). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -17,12 +18,16 @@ static const cli_opt graph_opts[] = {
     {"stop", "T", "--trace: stop time (default: the model's StopTime)"},
     {"out", "FILE", "write the DOT or the trace to FILE instead of standard output"},
     {"render", "FILE", "--dot: also draw it into FILE.svg or FILE.png with Graphviz's dot (Debian graphviz)"},
+    {"verify", NULL, "check each graph's untimed abstraction: its reachable phases, and the properties below"},
+    {"never", "G.PHASE", "--verify: PHASE of graph instance G (or, without G., of every graph having it) is never entered"},
+    {"always-reaches", "G.PHASE", "--verify: from every reachable phase of G some path leads to PHASE (G. optional)"},
     {NULL, NULL, NULL}};
 
 const cli_cmd cli_graph_cmd = {
     "graph", "MODEL.mo",
     "The DEVS graphs of a model file: each instance with its phases and transitions; --dot draws them\n"
-    "as the seed's figures do, --trace runs the model and lists every phase change, ignored input and output.",
+    "as the seed's figures do, --trace runs the model and lists every phase change, ignored input and output,\n"
+    "--verify checks --never and --always-reaches on the untimed abstraction (exit 1 on a violation).",
     graph_opts};
 
 /* A number as the shortest %g that reads back the same. */
@@ -191,6 +196,109 @@ static int trace_run(const char *path, cdevs_mo *mo, double stop, FILE *out) {
   return rc;
 }
 
+/* ---- --verify ---------------------------------------------------------------------- */
+
+/* A property from the command line: kind 'n' (--never) or 'a' (--always-reaches), on
+ * "G.PHASE" (instance G) or "PHASE" (every graph with that phase). */
+typedef struct property {
+  char kind;
+  const char *arg;
+  int used;
+} property;
+
+/* The phase a property names in instance nm's graph g, or -1 when it is not about it. */
+static int property_phase(const property *pr, const char *nm, const cdevs_graph *g) {
+  const char *dot = strrchr(pr->arg, '.'), *phase = dot ? dot + 1 : pr->arg;
+  if (dot && (strlen(nm) != (size_t)(dot - pr->arg) || strncmp(nm, pr->arg, (size_t)(dot - pr->arg)))) return -1;
+  for (int p = 0; p < cdevs_graph_phase_count(g); p++)
+    if (!strcmp(cdevs_graph_phase_name(g, p), phase)) return p;
+  return -1;
+}
+
+/* "A -> B -> C": the path to p along via (forward: via[x] is the phase before x). */
+static void path_to(FILE *out, const cdevs_graph *g, const int *via, int p) {
+  if (via[p] != p) {
+    path_to(out, g, via, via[p]);
+    fputs(" -> ", out);
+  }
+  fputs(cdevs_graph_phase_name(g, p), out);
+}
+
+/* One graph instance: its reachable phases, then each property about it. 1 when one
+ * is violated, 0 when all hold, -1 when out of memory. */
+static int verify_graph(const char *nm, const cdevs_graph *g, property *props, int nprops, FILE *out) {
+  int n = cdevs_graph_phase_count(g), init = cdevs_graph_initial(g), bad = 0;
+  int *fwd = calloc((size_t)n, sizeof *fwd), *back = calloc((size_t)n, sizeof *back);
+  int reached = fwd && back ? cdevs_graph_reachable(g, init, 0, fwd) : CDEVS_ENOMEM;
+  if (reached < 0) {
+    free(fwd), free(back);
+    return -1;
+  }
+  int dropped = 0;
+  for (int t = 0; t < cdevs_graph_transition_count(g); t++) dropped += !cdevs_graph_transition_possible(g, t);
+  fprintf(out, "%s: graph %s, untimed abstraction: %d of %d phases reachable from %s", nm, cdevs_graph_name(g),
+          reached, n, cdevs_graph_phase_name(g, init));
+  if (dropped) fprintf(out, " (%d transition%s that can never fire left out)", dropped, dropped == 1 ? "" : "s");
+  for (int p = 0, first = 1; p < n; p++)
+    if (fwd[p] < 0) fprintf(out, "%s%s", first ? "; unreachable, so entered in no run: " : ", ",
+                            cdevs_graph_phase_name(g, p)), first = 0;
+  fputs("\n", out);
+  for (int i = 0; i < nprops; i++) {
+    int target = property_phase(&props[i], nm, g);
+    if (target < 0) continue;
+    props[i].used = 1;
+    const char *tn = cdevs_graph_phase_name(g, target);
+    if (props[i].kind == 'n') {
+      if (fwd[target] < 0) {
+        fprintf(out, "%s: never %s: holds: unreachable in the abstraction, so no run enters it\n", nm, tn);
+        continue;
+      }
+      fprintf(out, "%s: never %s: VIOLATED in the abstraction: ", nm, tn);
+      path_to(out, g, fwd, target);
+      fputs(" (guards are over-approximated: check that a run can follow this path)\n", out);
+      bad = 1;
+      continue;
+    }
+    if (cdevs_graph_reachable(g, target, 1, back) < 0) {
+      free(fwd), free(back);
+      return -1;
+    }
+    int cut = -1;
+    for (int p = 0; p < n && cut < 0; p++)
+      if (fwd[p] >= 0 && back[p] < 0) cut = p;
+    if (cut < 0) {
+      fprintf(out, "%s: always reaches %s: holds in the abstraction: every reachable phase has a path to it "
+              "(a run may still stay away: guards and inputs decide)\n", nm, tn);
+      continue;
+    }
+    fprintf(out, "%s: always reaches %s: VIOLATED: ", nm, tn);
+    path_to(out, g, fwd, cut);
+    fprintf(out, ", and no path leads from %s to %s (a run that enters %s never reaches %s)\n",
+            cdevs_graph_phase_name(g, cut), tn, cdevs_graph_phase_name(g, cut), tn);
+    bad = 1;
+  }
+  free(fwd), free(back);
+  return bad;
+}
+
+static int verify(const cdevs_mo *mo, property *props, int nprops, FILE *out) {
+  int bad = 0;
+  for (size_t i = 0; i < cdevs_mo_graph_count(mo); i++) {
+    const char *nm;
+    const cdevs_graph *g = cdevs_mo_graph(mo, i, &nm);
+    int r = verify_graph(nm, g, props, nprops, out);
+    if (r < 0) return fprintf(stderr, "cdevs graph: out of memory\n"), CLI_FAIL;
+    bad |= r;
+  }
+  for (int i = 0; i < nprops; i++)
+    if (!props[i].used) {
+      fprintf(stderr, "cdevs graph: --%s %s: no graph instance has that phase\n",
+              props[i].kind == 'n' ? "never" : "always-reaches", props[i].arg);
+      return CLI_USAGE;
+    }
+  return bad ? CLI_FAIL : CLI_OK;
+}
+
 /* ---- --dot ----------------------------------------------------------------------- */
 
 /* Graphviz's dot draws the DOT file into out (format from its extension), without a
@@ -271,54 +379,61 @@ static void list(const cdevs_mo *mo, FILE *out) {
 int cli_graph(int argc, char **argv) {
   cli_parser p;
   cli_parse_begin(&p, &cli_graph_cmd, argc, argv);
-  int rc, dot = 0, trace = 0;
+  int rc, dot = 0, trace = 0, verifying = 0, nprops = 0;
   const char *out_path = NULL, *render_path = NULL;
   double stop = NAN;
+  property *props = calloc((size_t)argc + 1, sizeof *props);
+  if (!props) return fprintf(stderr, "cdevs graph: out of memory\n"), CLI_FAIL;
   while ((rc = cli_parse_next(&p)) == 0) {
     if (cli_is(&p, "dot")) dot = 1;
+    else if (cli_is(&p, "verify")) verifying = 1;
+    else if (cli_is(&p, "never") || cli_is(&p, "always-reaches"))
+      verifying = 1, props[nprops++] = (property){cli_is(&p, "never") ? 'n' : 'a', p.val, 0};
     else if (cli_is(&p, "trace")) trace = 1;
     else if (cli_is(&p, "out")) out_path = p.val;
     else if (cli_is(&p, "render")) render_path = p.val;
     else if (cli_is(&p, "stop") && (cli_parse_double(p.val, &stop) || !(stop >= 0)))
-      return cli_bad_value(&p, "a time >= 0");
+      return free(props), cli_bad_value(&p, "a time >= 0");
   }
-  if (rc != CLI_END) return cli_parse_status(rc);
+  if (rc != CLI_END) return free(props), cli_parse_status(rc);
   char **pos;
   if (cli_positional(&p, &pos) != 1) {
-    fprintf(stderr, "usage: cdevs graph MODEL.mo [--dot [--render FILE.svg]] [--trace [--stop T]] [--out FILE]\n");
-    return CLI_USAGE;
+    fprintf(stderr, "usage: cdevs graph MODEL.mo [--dot [--render FILE.svg]] [--trace [--stop T]] [--verify "
+            "[--never [G.]PHASE]... [--always-reaches [G.]PHASE]...] [--out FILE]\n");
+    return free(props), CLI_USAGE;
   }
-  if (dot && trace) {
-    fprintf(stderr, "cdevs graph: --dot or --trace, not both\n");
-    return CLI_USAGE;
+  if (dot + trace + verifying > 1) {
+    fprintf(stderr, "cdevs graph: --dot or --trace or --verify, one at a time\n");
+    return free(props), CLI_USAGE;
   }
   if (render_path && !dot) {
     fprintf(stderr, "cdevs graph: --render draws the DOT: give --dot too\n");
-    return CLI_USAGE;
+    return free(props), CLI_USAGE;
   }
   if (render_path && !out_path) {
     fprintf(stderr, "cdevs graph: --render needs the DOT in a file: give --out FILE.dot too\n");
-    return CLI_USAGE;
+    return free(props), CLI_USAGE;
   }
   cdevs_lang_register_random(&cdevs_proc_random);
   cdevs_mo *mo = NULL;
   int n = cdevs_mo_load(pos[0], stderr, &mo);
   if (n > 0) fprintf(stderr, "%s: %d error%s\n", pos[0], n, n == 1 ? "" : "s");
-  if (n) return CLI_FAIL;
+  if (n) return free(props), CLI_FAIL;
   if (!cdevs_mo_graph_count(mo)) {
     fprintf(stderr, "%s: no DEVS graph in this model (graph Name ... end Name;)\n", pos[0]);
     cdevs_mo_free(mo);
-    return CLI_FAIL;
+    return free(props), CLI_FAIL;
   }
   FILE *out = stdout;
   if (out_path && !(out = fopen(out_path, "w"))) {
     fprintf(stderr, "cdevs graph: cannot write %s: %s\n", out_path, strerror(errno));
     cdevs_mo_free(mo);
-    return CLI_FAIL;
+    return free(props), CLI_FAIL;
   }
   rc = CLI_OK;
   if (dot) rc = write_dots(mo, pos[0], out) ? CLI_FAIL : CLI_OK;
   else if (trace) rc = trace_run(pos[0], mo, stop, out);
+  else if (verifying) rc = verify(mo, props, nprops, out);
   else list(mo, out);
   if (fflush(out) || ferror(out)) {
     fprintf(stderr, "cdevs graph: write error on %s\n", out_path ? out_path : "standard output");
@@ -327,5 +442,6 @@ int cli_graph(int argc, char **argv) {
   if (out != stdout && fclose(out)) rc = CLI_FAIL;
   if (rc == CLI_OK && render_path && render(out_path, render_path)) rc = CLI_FAIL;
   cdevs_mo_free(mo);
+  free(props);
   return rc;
 }

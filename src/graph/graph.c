@@ -609,3 +609,36 @@ const char *cdevs_graph_var_name(const cdevs_graph *g, int v) {
   return v >= 0 && (uint32_t)v < g->nvars ? g->vars[v].name : NULL;
 }
 cdevs_graph_confluence cdevs_graph_get_confluence(const cdevs_graph *g) { return g->conf; }
+int cdevs_graph_initial(const cdevs_graph *g) { return g->checked_ok ? g->initial : -1; }
+
+/* ---- Untimed abstraction ------------------------------------------------------------ */
+
+int cdevs_graph_transition_possible(const cdevs_graph *g, int t) {
+  if (t < 0 || (uint32_t)t >= g->ntrans) return -1;
+  const gtrans *tr = &g->trans[t];
+  double v;
+  if (tr->external) return !(tr->guard.n && cdevs__graph_code_const(g, tr->guard, &v) && v == 0);
+  return !const_life(g, &g->phases[tr->from], &v) || !isinf(v);
+}
+
+int cdevs_graph_reachable(const cdevs_graph *g, int from, int backward, int *via) {
+  if (!g || !g->checked_ok || from < 0 || (uint32_t)from >= g->nphases || !via) return CDEVS_EINVAL;
+  uint32_t *queue = cdevs__calloc(&g->alloc, g->nphases, sizeof *queue);
+  if (!queue) return CDEVS_ENOMEM;
+  for (uint32_t p = 0; p < g->nphases; p++) via[p] = -1;
+  /* Each phase taken from the queue scans every transition in declaration order: the
+   * graphs are small, and the order makes the paths (counterexamples) deterministic. */
+  uint32_t head = 0, tail = 0;
+  queue[tail++] = (uint32_t)from, via[from] = from;
+  while (head < tail) {
+    int32_t q = (int32_t)queue[head++];
+    for (uint32_t t = 0; t < g->ntrans; t++) {
+      const gtrans *tr = &g->trans[t];
+      int32_t here = backward ? tr->to : tr->from, there = backward ? tr->from : tr->to;
+      if (here != q || via[there] >= 0 || !cdevs_graph_transition_possible(g, (int)t)) continue;
+      via[there] = q, queue[tail++] = (uint32_t)there;
+    }
+  }
+  cdevs__free(&g->alloc, queue, g->nphases * sizeof *queue);
+  return (int)tail;
+}
