@@ -473,6 +473,36 @@ static void test_comparator_on_state(void) {
   }
 }
 
+/* An embedder that runs past the model's StopTime without cdevs_mo_set_stop (the
+ * stop time is a hint to the solver, not the end of the world): CVODE's part
+ * integrated to StopTime and then stood still, so x(3) read e^-1 with no error.
+ * The equations alone, and split (LIQSS_BDF) with a block reading them. */
+static void test_past_stop_time(void) {
+  const char *text =
+      "model m\n  Real x(start = 1), y(start = 1);\n  cdevs.Integrator k(x0 = 0);\n"
+      "equation\n  der(x) = -x;\n  der(y) = -2 * y;\n  connect(x, k.u);\n"
+      "  annotation(experiment(StopTime = 1, Tolerance = 1e-8, AbsTolerance = 1e-10,"
+      " MMO_BDF_Part = {x}, MMO_Output = {x, y, k.y}));\nend m;\n";
+  static const cdevs_qss_method ms[] = {CDEVS_CVODE_BDF, CDEVS_CVODE_AM, CDEVS_LIQSS_BDF, CDEVS_QSS3};
+  for (int mi = 0; mi < (int)COUNT(ms); mi++) {
+    run r;
+    probe p;
+    memset(&r, 0, sizeof r);
+    if (!(r.mo = mo_from_text(text))) continue;
+    cdevs_mo_set_ode(r.mo, &cdevs_ode_cvode); /* (no cdevs_mo_set_stop: the model's StopTime, 1) */
+    if (run_start(&r, ms[mi], 1e-8, 1e-10)) continue;
+    if (!probe_start(&p, &r, -1) && run_to(&r, 1.0) && run_to(&r, 3.0)) {
+      double x = probe_at(&p, "x", 3.0), y = probe_at(&p, "y", 3.0), ky = probe_at(&p, "k.y", 3.0);
+      printf("past StopTime under %s: x(3) = %.9g, y(3) = %.9g, k.y(3) = %.9g\n", cdevs_qss_method_name(ms[mi]), x,
+             y, ky);
+      CHECK_NEAR(x, exp(-3.0), 1e-5);
+      CHECK_NEAR(y, exp(-6.0), 1e-5);
+      CHECK_NEAR(ky, 1.0 - exp(-3.0), 1e-5);
+    }
+    run_close(&r);
+  }
+}
+
 int main(void) {
   test_bball();
   test_thermostat();
@@ -486,5 +516,6 @@ int main(void) {
   test_shared_semantics();
   test_when_from_zero();
   test_comparator_on_state();
+  test_past_stop_time();
   return check_report("test_ode");
 }

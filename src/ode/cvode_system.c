@@ -49,7 +49,13 @@ typedef struct cv_state {
   int bdf;
   int relations; /* crossings that are an equation's relation (side_disc): settle_sides' work */
   int alg_outs, cont_outs; /* outputs that are algebraics; that are states or algebraics */
+  /* t_end: where the run is meant to end (the model's StopTime, or
+   * cdevs_mo_set_stop's), which CVODE does not step past. It is a hint, not the end
+   * of the model: at t_end the next transition is one ulp later, which a run to t_end
+   * does not reach and a run that goes on does; the integration then goes on with no
+   * end (past_end). */
   double rtol, atol, t_end;
+  int past_end;
   SUNContext ctx;
   void *mem;
   N_Vector y, dy;
@@ -325,16 +331,29 @@ static double step_cap(cv_state *s, double t) {
   return cap;
 }
 
+/* A run that goes on past t_end (an embedder's cdevs_sim_run beyond the model's
+ * StopTime): CVODE integrates on, with no stop time. 0, or -1 (failed). */
+static int go_past_end(cdevs_ctx *cx, cv_state *s, double t) {
+  s->t_end = INFINITY;
+  if (CVodeSetStopTime(s->mem, INFINITY) < 0) {
+    fail(cx, s, CV_ILL_INPUT, t);
+    return -1;
+  }
+  return 0;
+}
+
 /* One CVODE step from t: the next transition at its end (or a root before it), the
  * outputs at t (those in which: outputs_at). */
 static int step(cdevs_ctx *cx, cv_state *s, double t, const uint8_t *which) {
-  if (t >= s->t_end) { /* the end: the values there, and nothing more */
+  if (t >= s->t_end && !s->past_end) { /* the end: the values there, a step's end one ulp on */
     s->at_root = 0;
-    s->tstep = INFINITY;
+    s->past_end = 1;
+    s->tstep = nextafter(t, INFINITY);
     if (s->started && outputs_at(cx, s, t, which)) return -1;
-    s->tn = INFINITY;
+    s->tn = s->tstep;
     return 0;
   }
+  if (s->past_end && isfinite(s->t_end) && go_past_end(cx, s, t)) return -1;
   double tret = t;
   s->err[0] = 0;
   if (s->any_ztime) {
@@ -875,12 +894,13 @@ static int lag_send(cdevs_ctx *cx, cv_state *s, double t, int from_cvode, int an
     if (anchored && sp->out_kind[o] == 1) r[0] += s->anchor[o];
     s->tout[o] = t, s->send[o] = 1, s->dirty = 1;
   }
-  s->tn = t >= s->t_end ? INFINITY : fmin(t + h, s->t_end);
+  s->tn = t >= s->t_end ? nextafter(t, INFINITY) : fmin(t + h, s->t_end); /* (past_end) */
   if (!(s->tn > t)) s->tn = nextafter(t, INFINITY);
   return 0;
 }
 
 static void lag_int(cdevs_ctx *cx, cv_state *s, double t) {
+  if (t > s->t_end) s->t_end = INFINITY; /* (a run past the end: lag_send) */
   if (s->started && lag_sync(cx, s, t)) return;
   int first = !s->started;
   s->started = 1;
