@@ -1189,6 +1189,7 @@ static void cv_fini(void *state) {
   if (s->A) SUNMatDestroy(s->A);
   if (s->y) N_VDestroy(s->y);
   if (s->dy) N_VDestroy(s->dy);
+  if (s->mem && getenv("CV_STATS")) { long a=0,b=0,c=0,d=0,e=0,f=0,g=0; CVodeGetNumSteps(s->mem,&a); CVodeGetNumRhsEvals(s->mem,&b); CVodeGetNumLinSolvSetups(s->mem,&c); CVodeGetNumNonlinSolvIters(s->mem,&d); CVodeGetNumJacEvals(s->mem,&e); CVodeGetNumLinRhsEvals(s->mem,&f); CVodeGetNumErrTestFails(s->mem,&g); fprintf(stderr,"cv: steps %ld rhs %ld lsetups %ld newton %ld jac %ld linrhs %ld errfails %ld syncs %lu\n",a,b,c,d,e,f,g,(unsigned long)s->syncs);}
   if (s->mem) CVodeFree(&s->mem);
   if (s->ctx) SUNContext_Free(&s->ctx);
   free(s->v), free(s->alg), free(s->disc), free(s->pre), free(s->stack), free(s->roots), free(s->out);

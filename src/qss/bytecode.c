@@ -282,9 +282,104 @@ static inline __attribute__((always_inline)) int bc_eval_order(const bc_code *c,
   return out[0] != out[0] ? CDEVS_EDOMAIN : CDEVS_OK;
 }
 
+/* Order 0 on plain values: what bc_eval_order(order 0) computes, op for op (the same
+ * expressions, the same NaN for an op outside its domain), without carrying four
+ * coefficients through the stack. CVODE's right-hand side is nothing but this; it
+ * took 730 instructions a derivative of adr's through the series evaluator. The ops
+ * with no scalar form here (scalar_ok) take that evaluator. */
+static int bc_value(const bc_code *c, const bc_env *env, double *out, double *st) {
+  int sp = 0;
+  const int deg = env->m->order - 1;
+  double kept = 0.0, r4[4];
+  for (uint32_t i = 0; i < c->n; i++) {
+    const bc_ins *in = &c->ins[i];
+    double q = 0.0;
+    switch ((bc_op)in->op) {
+    case BC_CONST: st[sp++] = in->k; break;
+    case BC_PARAM: st[sp++] = env->params[in->arg]; break;
+    case BC_DISC: st[sp++] = env->discs[in->arg]; break;
+    case BC_PRE: st[sp++] = (env->pre ? env->pre : env->discs)[in->arg]; break;
+    case BC_TIME: st[sp++] = env->t; break;
+    case BC_STATE: case BC_ADDS: case BC_SUBS: case BC_MULS:
+      if (in->reuse == BC_AGAIN) {
+        q = kept;
+      } else { /* q at t, as cdevs__qvar_q's shift computes its first coefficient */
+        const cdevs__qvar *v = &env->states[in->arg];
+        double h = env->t - v->tq;
+        q = v->q[0];
+        if (h != 0.0) {
+          if (deg >= 3) q += h * (v->q[1] + h * (v->q[2] + h * v->q[3]));
+          else if (deg == 2) q += h * (v->q[1] + h * v->q[2]);
+          else if (deg == 1) q += h * v->q[1];
+        }
+        if (in->reuse == BC_KEEP) kept = q;
+      }
+      if (in->op == BC_STATE) st[sp++] = q;
+      else if (in->op == BC_ADDS) st[sp - 1] += q;
+      else if (in->op == BC_SUBS) st[sp - 1] -= q;
+      else st[sp - 1] *= q;
+      break;
+    case BC_ADDK: st[sp - 1] += in->k; break;
+    case BC_SUBK: st[sp - 1] -= in->k; break;
+    case BC_RSUBK: st[sp - 1] = in->k - st[sp - 1]; break;
+    case BC_MULK: st[sp - 1] *= in->k; break;
+    case BC_DIVK: st[sp - 1] /= in->k; break;
+    case BC_ALG: st[sp++] = env->algs[in->arg][0]; break;
+    case BC_ADD: sp--, st[sp - 1] += st[sp]; break;
+    case BC_SUB: sp--, st[sp - 1] -= st[sp]; break;
+    case BC_MUL: sp--, st[sp - 1] *= st[sp]; break;
+    case BC_DIV: sp--, st[sp - 1] = st[sp] != 0.0 ? st[sp - 1] / st[sp] : (double)NAN; break;
+    case BC_NEG: st[sp - 1] = -st[sp - 1]; break;
+    case BC_POWK:
+      if (in->k == 2.0) {
+        st[sp - 1] *= st[sp - 1];
+        break;
+      }
+      cdevs__series_const(r4, st[sp - 1]);
+      st[sp - 1] = cdevs_taylor_pow(r4, r4, in->k, 0) ? (double)NAN : r4[0];
+      break;
+    case BC_FN:
+      cdevs__series_const(r4, st[sp - 1]);
+      st[sp - 1] = cdevs_taylor_fn(r4, r4, (cdevs_fn)in->arg, 0) ? (double)NAN : r4[0];
+      break;
+    case BC_MIN: case BC_MAX: {
+      sp--;
+      double a = st[sp - 1], b = st[sp], d = a - b;
+      int s = d > 0.0 ? 1 : d < 0.0 ? -1 : 0;
+      if (isnan(a) || isnan(b)) st[sp - 1] = NAN;
+      else if (in->op == BC_MIN ? s > 0 : s < 0) st[sp - 1] = b;
+      break;
+    }
+    case BC_SIGN: q = st[sp - 1], st[sp - 1] = isnan(q) ? (double)NAN : (q > 0) - (q < 0); break;
+    case BC_FLOOR: st[sp - 1] = floor(st[sp - 1]); break;
+    case BC_CEIL: st[sp - 1] = ceil(st[sp - 1]); break;
+    case BC_LT: case BC_LE: case BC_GT: case BC_GE: case BC_EQ: case BC_NE:
+      sp--;
+      st[sp - 1] = isnan(st[sp - 1]) || isnan(st[sp]) ? (double)NAN : (double)cmp_op(in->op, st[sp - 1], st[sp]);
+      break;
+    case BC_AND: case BC_OR:
+      sp--;
+      if (isnan(st[sp - 1]) || isnan(st[sp])) st[sp - 1] = NAN;
+      else if (in->op == BC_AND) st[sp - 1] = st[sp - 1] != 0.0 && st[sp] != 0.0;
+      else st[sp - 1] = st[sp - 1] != 0.0 || st[sp] != 0.0;
+      break;
+    case BC_NOT: st[sp - 1] = isnan(st[sp - 1]) ? (double)NAN : st[sp - 1] == 0.0; break;
+    case BC_SELECT:
+      sp -= 2;
+      st[sp - 1] = isnan(st[sp - 1]) ? (double)NAN : st[sp - 1] != 0.0 ? st[sp] : st[sp + 1];
+      break;
+    default: return -2; /* (not scalar_ok: fold keeps these out) */
+    }
+  }
+  out[0] = st[0], out[1] = out[2] = out[3] = 0.0;
+  return out[0] != out[0] ? CDEVS_EDOMAIN : CDEVS_OK;
+}
+
 int cdevs__bc_eval(const bc_code *c, const bc_env *env, int order, double *out, double (*st)[4]) {
   switch (order) {
-  case 0: return bc_eval_order(c, env, 0, 0, out, st);
+  case 0:
+    if (c->scalar_ok && env->seed == UINT32_MAX) return bc_value(c, env, out, st[0]);
+    return bc_eval_order(c, env, 0, 0, out, st);
   case 1: return bc_eval_order(c, env, 1, 0, out, st);
   case 2: return bc_eval_order(c, env, 2, 0, out, st);
   default: return bc_eval_order(c, env, 3, 0, out, st);
@@ -408,10 +503,12 @@ void cdevs__bc_fold(bc_code *c, const double *params) {
   }
   c->dual_ok = 1;
   c->reads_alg = 0;
+  c->scalar_ok = 1;
   for (uint32_t i = 0; i < m; i++) {
     c->reads_alg |= c->ins[i].op == BC_ALG;
     switch ((bc_op)c->ins[i].op) {
-    case BC_ALG: case BC_POW: case BC_FN: case BC_ATAN2: case BC_MOD: case BC_RAND: c->dual_ok = 0; break;
+    case BC_ALG: case BC_FN: c->dual_ok = 0; break;
+    case BC_POW: case BC_ATAN2: case BC_MOD: case BC_RAND: c->dual_ok = 0, c->scalar_ok = 0; break;
     default: break;
     }
   }

@@ -75,6 +75,9 @@ typedef struct bc_code {
   uint8_t dual_ok;
   /* Set by cdevs__bc_fold: the code loads an algebraic (which must be current first). */
   uint8_t reads_alg;
+  /* Set by cdevs__bc_fold: every op has a scalar form, so cdevs__bc_eval at order 0
+   * (CVODE's right-hand side, handlers) runs on plain values (bc_value). */
+  uint8_t scalar_ok;
 } bc_code;
 
 /* One step of a zero-crossing handler, run in order: a discrete assignment, a
