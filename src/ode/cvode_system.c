@@ -42,6 +42,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include "qss/system.h"
+#include "ode/ode_impl.h"
 
 typedef struct cv_state {
   const cdevs__sys_spec *sp;
@@ -1132,6 +1133,7 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   if (SUNContext_Create(NULL, &s->ctx)) return CDEVS_ENOMEM;
   s->y = N_VNew_Serial((sunindextype)(ns ? ns : 1), s->ctx);
   s->dy = N_VNew_Serial((sunindextype)(ns ? ns : 1), s->ctx);
+  cdevs__nv_fast(s->y), cdevs__nv_fast(s->dy); /* (before CVodeInit clones y) */
   s->mem = CVodeCreate(s->bdf ? CV_BDF : CV_ADAMS, s->ctx);
   /* A banded Jacobian (a discretized PDE: each derivative reads its neighbours) takes
    * CVODE's band solver: its difference quotients cost ml + mu + 1 evaluations of
