@@ -67,6 +67,15 @@ if(NOT rc EQUAL 0 OR NOT out STREQUAL "unused.mo: ok (1 state)\n"
    OR NOT err MATCHES "unused.mo:2:22: warning: no equation defines 'y' and nothing reads it: it stays 0\n +Real x\\(start = 1\\), y;\n +\\^\n")
   message(FATAL_ERROR "cdevs check unused.mo: ${rc} '${out}' '${err}'")
 endif()
+# A block none of whose inputs is connected reads 0 for the whole run: a warning at
+# the component (it was silent); one fed on some of its inputs is not.
+file(WRITE ${WORK}/unfed.mo "model unfed\n  cdevs.Gain g(k = 2);\n  cdevs.WSum s(w = {1, 1});\n  Real x(start = 1);\nequation\n  der(x) = -x + g.y + s.y;\n  connect(x, s.u1);\nend unfed;\n")
+execute_process(COMMAND ${CDEVS} check unfed.mo RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                WORKING_DIRECTORY ${WORK})
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "unfed.mo: ok (1 state)\n"
+   OR NOT err MATCHES "^unfed.mo:2:14: warning: nothing is connected to Gain 'g' \\(g.u\\): it reads 0 for the whole run\n +cdevs.Gain g\\(k = 2\\);\n +\\^\n$")
+  message(FATAL_ERROR "cdevs check unfed.mo: ${rc} '${out}' '${err}'")
+endif()
 file(WRITE ${WORK}/good.mo "model good\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend good;\n")
 execute_process(COMMAND ${CDEVS} check good.mo RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 WORKING_DIRECTORY ${WORK})

@@ -1294,6 +1294,29 @@ static void free_code(bc_code *b, void *unused) {
   (void)unused;
   free(b->ins);
 }
+/* A library block with signal inputs none of which anything is connected to reads 0
+ * on all of them for the whole run: a forgotten connect(), most likely (a block that
+ * uses some of its inputs, as UDPSend's n of eight, is left alone). A warning at the
+ * component. */
+static void unconnected_inputs(comp *c) {
+  const cdevs_mo *mo = c->mo;
+  for (uint32_t i = 0; i < mo->ncomps; i++) {
+    const mo_comp *k = &mo->comps[i];
+    if (k->graph) continue; /* (a DEVS graph's inputs are events it may never get) */
+    int p = 0, signals = 0, fed = 0;
+    const char *first = NULL;
+    for (const cdevs_port_def *d = lang_block_ports(k->b, CDEVS_IN); d && d->name && !fed; d++, p++) {
+      if (d->kind != CDEVS_REAL && d->kind != CDEVS_TAYLOR) continue;
+      if (!signals++) first = d->name;
+      for (uint32_t j = 0; j < mo->nconns && !fed; j++) fed = mo->conns[j].to == i && mo->conns[j].tport == p;
+      for (uint32_t j = 0; j < mo->nlinks && !fed; j++) fed = mo->links[j].comp == i && mo->links[j].port == p;
+    }
+    if (signals && !fed)
+      lang_warning(c->d, k->line, k->col, "nothing is connected to %s '%s' (%s.%s%s): it reads 0 for the whole run",
+                   k->b->name, k->name, k->name, first, signals > 1 ? " and its other inputs" : "");
+  }
+}
+
 
 void cdevs_mo_free(cdevs_mo *mo) {
   if (!mo) return;
@@ -1373,6 +1396,7 @@ static int compile(comp *c, cdevs_mo *mo) {
   int rc = lang_eq_list(c, m->equations, NULL);
   rc |= lang_alg_list(c, m->algorithms, NULL);
   if (rc || c->oom) return -1;
+  unconnected_inputs(c);
   /* An input nothing is connected to: its binding (an array's: element by element,
    * or one value for all), before what is read is marked. */
   for (uint32_t f = 0; f < c->nflat; f++) {
