@@ -92,3 +92,19 @@ foreach(case "--plot,p.svg,--out,x.h5|2|--plot draws from a .csv result file"
     message(FATAL_ERROR "cdevs run ${args}: exit ${rc} (expected ${want_rc}, '${want_msg}')\n${err}")
   endif()
 endforeach()
+
+# HDF5 is a module the command loads only for --out F.h5 (src/cli/modules.h): the
+# command itself links no HDF5 nor MPI (they cost every run 8 ms and 7 MB), and a
+# module that cannot be loaded is a clear error before anything is written.
+execute_process(COMMAND ldd ${CDEVS} OUTPUT_VARIABLE libs RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR libs MATCHES "libhdf5" OR libs MATCHES "libmpi")
+  message(FATAL_ERROR "cdevs links HDF5 or MPI itself (ldd: ${rc}):\n${libs}")
+endif()
+file(MAKE_DIRECTORY ${D}/nomodules)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env CDEVS_MODULE_DIR=${D}/nomodules ${CDEVS} run ${D}/decays.mo
+                        --out nomod.h5 --quiet
+                RESULT_VARIABLE rc ERROR_VARIABLE err WORKING_DIRECTORY ${D})
+if(NOT rc EQUAL 1 OR NOT err MATCHES "--out nomod.h5: the module cdevs-hdf5.so could not be loaded \\(.*nomodules/cdevs-hdf5.so"
+   OR EXISTS ${D}/nomod.h5)
+  message(FATAL_ERROR "a missing HDF5 module: exit ${rc}, '${err}'")
+endif()

@@ -122,3 +122,20 @@ foreach(kind static shared)
     message(FATAL_ERROR "consumer_${kind}: ${rc} '${out}'")
   endif()
 endforeach()
+
+# The command's optional modules (src/cli/modules.h) are installed beside the library
+# and found from the installed command, wherever the prefix is: HDF5 results from
+# cdevs-hdf5.so.
+file(GLOB_RECURSE h5mod ${P}/*/cdevs/cdevs-hdf5.so)
+if(EXISTS ${BIN}/cdevs-hdf5.so)
+  if(NOT h5mod)
+    message(FATAL_ERROR "cmake --install did not install cdevs-hdf5.so")
+  endif()
+  file(WRITE ${WORK}/install/decay.mo "model decay\n  Real x(start = 1);\nequation\n  der(x) = -x;\nend decay;\n")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=CDEVS_MODULE_DIR ${P}/bin/cdevs run decay.mo --out d.h5
+                          --quiet
+                  RESULT_VARIABLE rc ERROR_VARIABLE err WORKING_DIRECTORY ${WORK}/install)
+  if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/install/d.h5)
+    message(FATAL_ERROR "the installed cdevs could not write HDF5 results: ${rc}\n${err}")
+  endif()
+endif()

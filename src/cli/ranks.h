@@ -36,4 +36,16 @@ int cli_ranks_go(int ok);
  * after saying why (out of memory at rank 0). */
 int cli_ranks_gather(char **text, size_t *len, int *status);
 
+/* What the module cdevs-mpi.so gives (cdevs_mpi_ops): MPI_Init with this process's
+ * rank and the number of ranks (-1 after saying why), MPI_Finalize, and the bodies of
+ * cli_ranks_share, _go and _gather for more than one rank. */
+typedef struct cli_mpi_ops {
+  int (*begin)(int *rank, int *size);
+  void (*end)(void);
+  int (*share)(char **text, size_t *len, int rank);
+  int (*go)(int ok);
+  int (*gather)(char **text, size_t *len, int *status, int rank, int size);
+} cli_mpi_ops;
+const cli_mpi_ops *cdevs_mpi_ops(void);
+
 #endif

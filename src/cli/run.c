@@ -17,9 +17,7 @@
 #include "cli.h"
 #include "proc_run.h"
 #include "ranks.h"
-#ifdef CDEVS_HAVE_HDF5
-#include "h5out.h"
-#endif
+#include "modules.h"
 #ifdef CDEVS_HAVE_ODE
 #include "cdevs/ode.h"
 #endif
@@ -28,6 +26,30 @@
 static int is_h5(const char *path) {
   const char *dot = path ? strrchr(path, '.') : NULL;
   return dot && (!strcmp(dot, ".h5") || !strcmp(dot, ".hdf5"));
+}
+
+/* The HDF5 writer of the module cdevs-hdf5.so (h5out.h), loaded at the first --out
+ * F.h5: 0, or -1 after saying why. */
+static const cdevs_results_sink *(*h5_sink)(void);
+static void *(*h5_new)(void);
+static int h5_load(const char *out) {
+#ifdef CDEVS_HAVE_HDF5
+  if (h5_sink) return 0;
+  char err[1200];
+  void *a = cli_module_sym("cdevs-hdf5.so", "cdevs_hdf5_sink", err, sizeof err);
+  void *b = a ? cli_module_sym("cdevs-hdf5.so", "cdevs_hdf5_new", err, sizeof err) : NULL;
+  if (!a || !b) {
+    fprintf(stderr, "cdevs run: --out %s: %s\n", out, err);
+    return -1;
+  }
+  memcpy(&h5_sink, &a, sizeof h5_sink); /* (data pointers to function pointers, as POSIX allows) */
+  memcpy(&h5_new, &b, sizeof h5_new);
+  return 0;
+#else
+  fprintf(stderr, "cdevs run: --out %s: this cdevs was built without HDF5 (tools/deps.sh installs Debian "
+                  "libhdf5-dev; then rebuild)\n", out);
+  return -1;
+#endif
 }
 
 /* A model file larger than this is refused before it is read whole: model text of
@@ -518,13 +540,7 @@ static int run_cmd(int argc, char **argv) {
         fprintf(stderr, "cdevs run: --out %s: results are written as .csv, .mat (MAT v4) or .h5 (HDF5)\n", v);
         return CLI_USAGE;
       }
-#ifndef CDEVS_HAVE_HDF5
-      if (is_h5(v)) {
-        fprintf(stderr, "cdevs run: --out %s: this cdevs was built without HDF5 (tools/deps.sh installs Debian "
-                        "libhdf5-dev; then rebuild)\n", v);
-        return CLI_FAIL;
-      }
-#endif
+      if (is_h5(v) && h5_load(v)) return CLI_FAIL;
       out = v;
     } else if (cli_is(&p, "no-out")) {
       no_out = 1;
@@ -749,13 +765,11 @@ static int run_cmd(int argc, char **argv) {
       if (cdevs_mo_output_source(mo, k, &src[k], &ports[k])) st = CDEVS_EINVAL;
     }
     if (!st) st = cdevs_results_open_ports(sim, no, src, ports, names, out, step, &res);
-#ifdef CDEVS_HAVE_HDF5
     if (!st && h5_out) {
-      void *w = cdevs_hdf5_new();
-      st = w ? cdevs_results_set_sink(res, cdevs_hdf5_sink(), w) : CDEVS_ENOMEM;
+      void *w = h5_new ? h5_new() : NULL;
+      st = w ? cdevs_results_set_sink(res, h5_sink(), w) : CDEVS_ENOMEM;
       if (st) free(w);
     }
-#endif
     /* Faithful by default: what the model's tolerance resolves, drawn as it is. */
     if (!st && step == 0.0 && !raw) st = cdevs_results_set_accuracy(res, e.tol, e.abstol);
     /* A wide table of many variables is mostly repeats (one changes at a time). */
