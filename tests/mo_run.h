@@ -230,7 +230,7 @@ static inline void probe_output(void *ud, double t, uint32_t atomic, int port, c
   }
 }
 
-static const cdevs_observer probe_ops = {probe_output, NULL, NULL};
+static const cdevs_observer probe_ops = {probe_output, NULL, NULL, NULL};
 
 /* Watches r's outputs (output `watch` for its changes; -1 for none). */
 static inline int probe_start(probe *p, run *r, int watch) {

@@ -215,7 +215,7 @@ static int engine(const char *file, const c7 *p, cdevs_qss_method method, double
     if (!strcmp(nm, "len")) s->port_len = port;
   }
   CHECK(s->port_phi >= 0 && s->port_len >= 0);
-  static const cdevs_observer obs = {on_output, NULL, NULL};
+  static const cdevs_observer obs = {on_output, NULL, NULL, NULL};
   if (!CHECK_RUN(cdevs_sim_observe(sim, &obs, s))) goto out;
   s->len_now = p->phi0 > p->phip ? p->l : p->l - p->lp;
   uint64_t count = 0;

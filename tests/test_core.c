@@ -190,7 +190,7 @@ static void test_devslib_processor(void) {
   cdevs_sim *sim = NULL;
   CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
   out_log log = {0, {0}, {0}};
-  cdevs_observer obs = {NULL, NULL, log_root};
+  cdevs_observer obs = {NULL, NULL, log_root, NULL};
   cdevs_sim_observe(sim, &obs, &log);
   CHECK(cdevs_sim_next_time(sim) == INFINITY);
   cdevs_value j1 = cdevs_int(1), j2 = cdevs_int(2);
@@ -263,7 +263,7 @@ static void test_horizon(void) {
     cdevs_sim *sim = NULL;
     CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
     int seen = 0;
-    cdevs_observer obs = {NULL, on_transition, NULL};
+    cdevs_observer obs = {NULL, on_transition, NULL, NULL};
     if (mode == 1) CHECK_EQ_INT(cdevs_sim_observe(sim, &obs, &seen), CDEVS_OK);
     if (mode == 2)
       while (cdevs_sim_next_time(sim) <= 4.2) CHECK_EQ_INT(cdevs_sim_step(sim), CDEVS_OK);
@@ -788,7 +788,7 @@ static void test_message_outlives_sim(void) {
   cdevs_connect(root, src, "out", root, "out");
   cdevs_sim *sim = NULL;
   CHECK_EQ_INT(cdevs_sim_new(root, NULL, &sim), CDEVS_OK);
-  static const cdevs_observer keep = {NULL, NULL, keep_root_msg};
+  static const cdevs_observer keep = {NULL, NULL, keep_root_msg, NULL};
   CHECK_EQ_INT(cdevs_sim_observe(sim, &keep, NULL), CDEVS_OK);
   CHECK_EQ_INT(cdevs_sim_run(sim, 10.0), CDEVS_OK);
   cdevs_sim_free(sim);

@@ -88,7 +88,7 @@ static cdevs_status run_text(const char *text, double stop, rec *r, char *err, s
   cdevs_status st = cdevs_sim_new(root, NULL, &sim);
   if (st == CDEVS_OK) {
     watch w = {r, sim};
-    static const cdevs_observer obs = {watch_output, NULL, NULL};
+    static const cdevs_observer obs = {watch_output, NULL, NULL, NULL};
     cdevs_sim_observe(sim, &obs, &w);
     st = cdevs_sim_run(sim, stop);
     snprintf(err, errsize, "%s", cdevs_sim_errmsg(sim));
@@ -367,7 +367,7 @@ static void test_confluence(void) {
     if (!sim) continue;
     rec r = {.graph = "g", .g = g};
     watch w = {&r, sim};
-    static const cdevs_observer obs = {watch_output, NULL, NULL};
+    static const cdevs_observer obs = {watch_output, NULL, NULL, NULL};
     cdevs_sim_observe(sim, &obs, &w);
     cdevs_value one = cdevs_real(1);
     CHECK_EQ_INT(cdevs_sim_inject(sim, 1.0, 0, &one), CDEVS_OK);

@@ -837,7 +837,7 @@ static void test_algebraic_output_refresh(void) {
     run r;
     if (run_text(&r, text, ms[k], 1e-3, 1e-6)) continue;
     out_trace o = {0};
-    static const cdevs_observer obs = {trace_out, NULL, NULL};
+    static const cdevs_observer obs = {trace_out, NULL, NULL, NULL};
     CHECK_EQ_INT(cdevs_sim_observe(r.sim, &obs, &o), CDEVS_OK);
     CHECK_EQ_INT(cdevs_sim_run(r.sim, 10.0), CDEVS_OK);
     trace_check_until(&o, 10.0);

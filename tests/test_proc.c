@@ -1025,7 +1025,7 @@ static void test_batch_members(void) {
      second (3, 4, 5) in the oven since 5; parts 6 and 7 wait for a third. */
   if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim))) {
     w.batch = cdevs_sim_atomic_id(sim, bm);
-    cdevs_observer obs = {batch_output, NULL, NULL};
+    cdevs_observer obs = {batch_output, NULL, NULL, NULL};
     cdevs_sim_observe(sim, &obs, &w);
     if (CHECK_RUN(cdevs_sim_run(sim, 8))) {
       CHECK_EQ_INT(w.batches, 2);

@@ -293,7 +293,7 @@ static void trace_out(void *ud, double t, uint32_t atomic, int port, const cdevs
     tr->len += (size_t)snprintf(tr->buf + tr->len, sizeof tr->buf - tr->len, "%a %u %d %a\n", t, atomic, port,
                                 cdevs_value_eval(v, 0));
 }
-static const cdevs_observer trace_obs = {trace_out, NULL, NULL};
+static const cdevs_observer trace_obs = {trace_out, NULL, NULL, NULL};
 
 /* ---- the executive under a test clock ------------------------------------------------------ */
 

@@ -375,7 +375,7 @@ static void test_manufacturing(void) {
   }
   line_watch w = {{0}, 0, 0};
   for (int k = 0; k < L_BLOCKS; k++) w.id[k] = cdevs_sim_atomic_id(sim, ids[k]);
-  cdevs_observer obs = {line_output, NULL, NULL};
+  cdevs_observer obs = {line_output, NULL, NULL, NULL};
   cdevs_sim_observe(sim, &obs, &w);
   long in = cdevs_proc_stat_find(p, "System", "NumberIn"), out = cdevs_proc_stat_find(p, "System", "NumberOut");
   uint64_t steps = 0, broken = 0;
@@ -535,7 +535,7 @@ static cdevs_proc *five(int rule, uint64_t capacity, int balk_port, order_watch 
     wire(root, bc, "out", out);
   }
   cdevs_sim *sim = NULL;
-  cdevs_observer obs = {order_output, NULL, NULL};
+  cdevs_observer obs = {order_output, NULL, NULL, NULL};
   if (CHECK_RUN(cdevs_sim_new(root, NULL, &sim))) {
     w->release = cdevs_sim_atomic_id(sim, r);
     w->balk = bc ? cdevs_sim_atomic_id(sim, bc) : UINT32_MAX;

@@ -211,6 +211,37 @@ uint32_t cdevs_ctx_self(const cdevs_ctx *cx);
  * no output port. */
 void cdevs_send(cdevs_ctx *cx, uint32_t to, int port, const cdevs_value *v);
 
+/* ---- Structure changes, from a transition (δint, δext, δconf) ----------------------
+ * A model may change the tree it runs in: add atomic models, remove models (with
+ * all they hold), add and remove couplings. Each request is checked where it can be
+ * at once (a bad one fails the run, as cdevs_ctx_fail does) and queued; the queue is
+ * applied after every transition of the instant, sorted by the requesting model's id
+ * and then the order of its requests, so the result does not depend on the order the
+ * transitions ran in. Then a new atomic model gets the next id (ids are never
+ * reused), its init, and its first time advance from the instant; a removed one its
+ * fini, its id staying dead (cdevs_sim_atomic gives NULL); and the routes of the
+ * outputs follow the couplings. Observers' `structure` hook sees each change applied.
+ * A request by a model removed earlier in the same queue, a removal of a model not
+ * in the tree, a coupling that exists already or does not exist, ports of different
+ * kinds: errors of the run, which stops at the instant with every state kept.
+ * The tree must be this simulator's alone (no other one built from it). Models added
+ * this way come after the older ones among simultaneous events (larger ids);
+ * cdevs_model_set_priority does not apply to them. */
+/* A new atomic model `name` in coupled model `parent` (of this simulator's tree, or
+ * added in this instant): its handle at once, for couplings in the same instant; arg
+ * is copied. NULL after failing the run. */
+cdevs_model *cdevs_ctx_add_atomic(cdevs_ctx *cx, cdevs_model *parent, const char *name, const cdevs_atomic_ops *ops,
+                                  const void *arg);
+/* Removes m (an atomic or coupled model, not the root) and everything in it, with
+ * every coupling that touches it. */
+void cdevs_ctx_remove(cdevs_ctx *cx, cdevs_model *m);
+/* Adds or removes the coupling from.from_port -> to.to_port of coupled model parent
+ * (as cdevs_connect: parent's own ports for the external couplings). */
+void cdevs_ctx_connect(cdevs_ctx *cx, cdevs_model *parent, cdevs_model *from, const char *from_port, cdevs_model *to,
+                       const char *to_port);
+void cdevs_ctx_disconnect(cdevs_ctx *cx, cdevs_model *parent, cdevs_model *from, const char *from_port,
+                          cdevs_model *to, const char *to_port);
+
 /* Stops the run after this call with CDEVS_EMODEL and a message naming the model. */
 void cdevs_ctx_fail(cdevs_ctx *cx, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -69,7 +69,8 @@ const char *cdevs_sim_errmsg(const cdevs_sim *sim);
 
 /* ---- Inspection ------------------------------------------------------------------ */
 
-/* The number of atomic models; atomic ids run 0..n-1 in depth-first creation order. */
+/* The number of atomic model ids: 0..n-1 in depth-first creation order, then those
+ * added during the run (cdevs_ctx_add_atomic), removed ones included. */
 uint32_t cdevs_sim_atomic_count(const cdevs_sim *sim);
 const cdevs_model *cdevs_sim_atomic(const cdevs_sim *sim, uint32_t id);
 /* The id of an atomic model of this simulator's root, or UINT32_MAX. */
@@ -105,12 +106,17 @@ typedef enum cdevs_transition { CDEVS_INTERNAL = 0, CDEVS_EXTERNAL = 1, CDEVS_CO
  *   transition   an atomic model ran a transition at t (after it ran), with the
  *                size of its bag (0 for δint); tn is its new next-event time;
  *   root_output  a value reached the root's output port `port` (an EOC of the root).
+ *   structure    a structure change was applied at the end of the instant at t
+ *                (cdevs_ctx_add_atomic and the others): `what` says it, as "add
+ *                top.cells.c17 (id 40)", "remove top.cells.c3", "connect top.a.out ->
+ *                top.b.in", "disconnect …".
  */
 typedef struct cdevs_observer {
   void (*output)(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v);
   void (*transition)(void *ud, double t, uint32_t atomic, cdevs_transition kind,
                      size_t bag, double tn);
   void (*root_output)(void *ud, double t, int port, const cdevs_value *v);
+  void (*structure)(void *ud, double t, const char *what);
 } cdevs_observer;
 
 #define CDEVS_MAX_OBSERVERS 8

@@ -369,7 +369,7 @@ static int example_efp(int argc, char **argv) {
   efp_rec rec = {NULL, 0, 0, 0, 0.0, 0};
   rec.genr = cdevs_sim_atomic_id(sim, cdevs_model_child(ef, "genr"));
   cdevs_results_file *rf = NULL;
-  cdevs_observer obs = {efp_output, NULL, efp_root_output};
+  cdevs_observer obs = {efp_output, NULL, efp_root_output, NULL};
   if (out) {
     if (cdevs_results_file_open(out, &rf)) {
       fprintf(stderr, "cdevs example: cannot write %s: %s\n", out, strerror(errno));

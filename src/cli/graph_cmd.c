@@ -160,7 +160,7 @@ static int trace_run(const char *path, cdevs_mo *mo, double stop, FILE *out) {
   tr.name = calloc(n + 1, sizeof *tr.name);
   tr.graph = calloc(n + 1, sizeof *tr.graph);
   tr.phase = calloc(n + 1, sizeof *tr.phase);
-  static const cdevs_observer obs = {on_output, on_transition, NULL};
+  static const cdevs_observer obs = {on_output, on_transition, NULL, NULL};
   if (!tr.name || !tr.graph || !tr.phase || cdevs_sim_observe(sim, &obs, &tr)) {
     fprintf(stderr, "cdevs graph: out of memory\n");
     rc = CLI_FAIL;

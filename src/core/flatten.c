@@ -24,6 +24,7 @@ typedef struct flat {
   cdevs_sim *s;
   const cdevs_alloc *a;
   pkey *id_of;         /* atomic ids sorted by model address, to map model → id */
+  uint32_t nid;        /* (entries of id_of) */
   const cdevs_model **coupled;
   cindex *idx;
   uint32_t ncoupled;
@@ -273,7 +274,7 @@ static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
 
 /* The id of an atomic model: id_of lists the ids sorted by model address. */
 static uint32_t atomic_id(const flat *f, const cdevs_model *m) {
-  uint32_t lo = 0, hi = f->s->n;
+  uint32_t lo = 0, hi = f->nid;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
     if (f->id_of[mid].p < (uintptr_t)m)
@@ -316,6 +317,7 @@ static uint32_t owner_of(const cdevs_sim *s, uint32_t g) {
 static void visit_out(flat *f, uint32_t g) {
   cdevs_sim *s = f->s;
   uint32_t lo = owner_of(s, g);
+  if (s->dead && s->dead[lo]) return; /* a removed model's ports route nowhere */
   const cdevs_model *m = s->model[lo];
   int32_t p = (int32_t)(g - s->out_base[lo]);
   s->out_kind[g] = (uint8_t)m->ports[CDEVS_OUT][p].kind;
@@ -355,6 +357,7 @@ static cdevs_status check_drivers(cdevs_sim *s, const cdevs_alloc *a) {
   bool any = false;
   for (uint32_t i = 0; i < n; i++) {
     const cdevs_model *m = s->model[i];
+    if (s->dead && s->dead[i]) continue;
     if (m->ops->in_drivers)
       for (uint32_t p = 0; p < m->nports[CDEVS_IN]; p++) any |= in_drivers(m, p) != CDEVS_DRIVERS_ANY;
     nin += m->nports[CDEVS_IN]; /* bounded by the 32-bit output total's kind of limit */
@@ -380,6 +383,7 @@ static cdevs_status check_drivers(cdevs_sim *s, const cdevs_alloc *a) {
   st = CDEVS_OK;
   for (uint32_t i = 0; i < n && !st; i++) {
     const cdevs_model *m = s->model[i];
+    if (s->dead && s->dead[i]) continue;
     for (uint32_t p = 0; p < m->nports[CDEVS_IN] && !st; p++) {
       unsigned want = in_drivers(m, p);
       uint32_t k = in_base[i] + p, c = count[k];
@@ -414,6 +418,9 @@ cdevs_status cdevs__flatten(cdevs_sim *s) {
   memset(&f, 0, sizeof f);
   f.s = s;
   f.a = a;
+  f.nid = n;
+  s->cap = n;
+  s->n_static = n;
   cdevs_status st = CDEVS_ENOMEM;
 
   s->model = cdevs__calloc(a, n, sizeof *s->model);
@@ -442,6 +449,7 @@ cdevs_status cdevs__flatten(cdevs_sim *s) {
   uint32_t nout = s->out_base[n];
   s->fo_start = cdevs__calloc(a, (size_t)nout + 1, sizeof *s->fo_start);
   s->out_kind = cdevs__calloc(a, nout, sizeof *s->out_kind);
+  s->nout_routed = nout;
   s->n_root_in = root->nports[CDEVS_IN];
   s->in_start = cdevs__calloc(a, (size_t)s->n_root_in + 1, sizeof *s->in_start);
   if (!s->fo_start || !s->out_kind || !s->in_start) goto done;
@@ -462,5 +470,96 @@ done:
   cdevs__free(a, f.id_of, n * sizeof *f.id_of);
   CDEVS_FREEARR(a, f.out, f.capout);
   CDEVS_FREEARR(a, f.fstack, f.capfstack);
+  return st;
+}
+
+cdevs_status cdevs__reroute(cdevs_sim *s) {
+  const cdevs_alloc *a = &s->alloc;
+  flat f;
+  memset(&f, 0, sizeof f);
+  f.s = s;
+  f.a = a;
+  cdevs_status st = CDEVS_ENOMEM;
+  uint32_t ncoupled = (uint32_t)s->root->ri->n_coupled, n = s->n, nout = s->out_base[n], nin = s->n_root_in;
+  uint32_t *start = NULL, *in_start = NULL, capstack = 0, nstack = 0;
+  uint8_t *kind = NULL;
+  dest *fo = NULL, *in_fo = NULL;
+  const cdevs_model **stack = NULL;
+  f.coupled = cdevs__calloc(a, ncoupled, sizeof *f.coupled);
+  f.idx = cdevs__calloc(a, ncoupled, sizeof *f.idx);
+  f.id_of = cdevs__calloc(a, n, sizeof *f.id_of);
+  start = cdevs__calloc(a, (size_t)nout + 1, sizeof *start);
+  kind = cdevs__calloc(a, nout, sizeof *kind);
+  in_start = cdevs__calloc(a, (size_t)nin + 1, sizeof *in_start);
+  if (!f.coupled || !f.idx || !f.id_of || !start || !kind || !in_start) goto done;
+  /* The coupled models of the tree as it is now, and their couplings indexed. */
+  if (CDEVS_GROW(a, stack, capstack, 1)) goto done;
+  stack[nstack++] = s->root;
+  while (nstack) {
+    const cdevs_model *m = stack[--nstack];
+    if (m->atomic) continue;
+    if (f.ncoupled == ncoupled) goto done; /* (the counts disagree with the tree: cannot be) */
+    f.coupled[f.ncoupled++] = m;
+    if (CDEVS_GROW(a, stack, capstack, nstack + m->cp->nchildren)) goto done;
+    for (uint32_t i = 0; i < m->cp->nchildren; i++) stack[nstack++] = m->cp->children[i];
+  }
+  for (uint32_t i = 0; i < f.ncoupled; i++) {
+    st = index_couplings(&f, &f.idx[i], f.coupled[i]);
+    if (st) goto done;
+  }
+  qsort(f.idx, f.ncoupled, sizeof *f.idx, cmp_cindex);
+  for (uint32_t i = 0; i < n; i++) {
+    if (s->dead && s->dead[i]) continue;
+    f.id_of[f.nid].p = (uintptr_t)s->model[i];
+    f.id_of[f.nid].id = i;
+    f.nid++;
+  }
+  qsort(f.id_of, f.nid, sizeof *f.id_of, cmp_pkey);
+  /* (visit_out writes the kinds into s->out_kind: the new array, swapped in first) */
+  uint8_t *old_kind = s->out_kind;
+  s->out_kind = kind;
+  st = collect_csr(&f, nout, start, &fo, visit_out);
+  if (!st) st = collect_csr(&f, nin, in_start, &in_fo, visit_root_in);
+  s->out_kind = old_kind;
+  if (st) goto done;
+  /* In with the new routes, out with the old. */
+  uint32_t old_nout = s->nout_routed;
+  if (s->fo_start) cdevs__free(a, s->fo, s->fo_start[old_nout] * sizeof *s->fo);
+  cdevs__free(a, s->fo_start, ((size_t)old_nout + 1) * sizeof *s->fo_start);
+  cdevs__free(a, s->out_kind, old_nout * sizeof *s->out_kind);
+  if (s->in_start) cdevs__free(a, s->in_fo, s->in_start[nin] * sizeof *s->in_fo);
+  cdevs__free(a, s->in_start, ((size_t)nin + 1) * sizeof *s->in_start);
+  s->fo = fo, s->fo_start = start, s->out_kind = kind, s->in_fo = in_fo, s->in_start = in_start;
+  s->nout_routed = nout;
+  fo = in_fo = NULL, start = in_start = NULL, kind = NULL;
+  for (uint32_t k = 0; k < s->ninj; k++) { /* inputs injected for later follow the new routes */
+    s->inj[k].d0 = s->in_fo + s->in_start[s->inj[k].port];
+    s->inj[k].d1 = s->in_fo + s->in_start[s->inj[k].port + 1];
+  }
+  s->st.fanout_edges = s->fo_start[nout];
+  s->st.couplings = s->root->ri->n_eic + s->root->ri->n_ic + s->root->ri->n_eoc;
+  st = check_drivers(s, a);
+  if (st) cdevs__sim_error(s, st, "t=%.17g: after a structure change: %s", s->cx.t, cdevs_model_errmsg(s->root));
+
+done:
+  if (st == CDEVS_ENOMEM) cdevs__sim_error(s, st, "t=%.17g: out of memory routing after a structure change", s->cx.t);
+  if (f.idx)
+    for (uint32_t i = 0; i < f.ncoupled; i++)
+      if (f.idx[i].order) cdevs__free(a, f.idx[i].order, f.idx[i].m->cp->ncouplings * sizeof(uint32_t));
+  cdevs__free(a, f.idx, ncoupled * sizeof *f.idx);
+  cdevs__free(a, f.coupled, ncoupled * sizeof *f.coupled);
+  cdevs__free(a, f.id_of, n * sizeof *f.id_of);
+  CDEVS_FREEARR(a, f.out, f.capout);
+  CDEVS_FREEARR(a, f.fstack, f.capfstack);
+  CDEVS_FREEARR(a, stack, capstack);
+  if (start) {
+    if (fo) cdevs__free(a, fo, start[nout] * sizeof *fo);
+    cdevs__free(a, start, ((size_t)nout + 1) * sizeof *start);
+  }
+  cdevs__free(a, kind, nout * sizeof *kind);
+  if (in_start) {
+    if (in_fo) cdevs__free(a, in_fo, in_start[nin] * sizeof *in_fo);
+    cdevs__free(a, in_start, ((size_t)nin + 1) * sizeof *in_start);
+  }
   return st;
 }

@@ -433,46 +433,43 @@ int cdevs_port_add(cdevs_model *m, cdevs_dir dir, const char *name, cdevs_kind k
 
 /* ---- couplings ----------------------------------------------------------------------- */
 
-cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cdevs_model *to,
-                             int tp) {
-  if (!editable(parent, "add a coupling from", from ? from->name : NULL))
-    return parent ? parent->ri->status : CDEVS_EINVAL;
+/* Whether a coupling parent: from.fp -> to.tp may exist: 0, or a status with msg
+ * (n bytes) saying why. */
+static cdevs_status coupling_check(const cdevs_model *parent, const cdevs_model *from, int fp, const cdevs_model *to,
+                                   int tp, char *msg, size_t n) {
   if (parent->atomic) {
-    cdevs__model_error(parent, CDEVS_ECOUPLING, "couplings belong to coupled models");
+    snprintf(msg, n, "couplings belong to coupled models");
     return CDEVS_ECOUPLING;
   }
-  if (!from || !to || (from != parent && from->parent != parent) ||
-      (to != parent && to->parent != parent)) {
-    cdevs__model_error(parent, CDEVS_ECOUPLING,
-                       "coupling '%s' -> '%s': both ends must be this model or its children",
-                       from ? from->name : "(null)", to ? to->name : "(null)");
+  if (!from || !to || (from != parent && from->parent != parent) || (to != parent && to->parent != parent)) {
+    snprintf(msg, n, "coupling '%s' -> '%s': both ends must be this model or its children",
+             from ? from->name : "(null)", to ? to->name : "(null)");
     return CDEVS_ECOUPLING;
   }
   if (from == to) {
-    cdevs__model_error(parent, CDEVS_ECOUPLING, "coupling '%s' -> '%s' feeds a model into itself",
-                       from->name, to->name);
+    snprintf(msg, n, "coupling '%s' -> '%s' feeds a model into itself", from->name, to->name);
     return CDEVS_ECOUPLING;
   }
   /* The parent's end of an EIC is its input; of an EOC, its output. */
   cdevs_dir fd = from == parent ? CDEVS_IN : CDEVS_OUT;
   cdevs_dir td = to == parent ? CDEVS_OUT : CDEVS_IN;
   if (fp < 0 || (uint32_t)fp >= from->nports[fd] || tp < 0 || (uint32_t)tp >= to->nports[td]) {
-    cdevs__model_error(parent, CDEVS_ENAME, "coupling '%s' -> '%s': no such port (%d -> %d)",
-                       from->name, to->name, fp, tp);
+    snprintf(msg, n, "coupling '%s' -> '%s': no such port (%d -> %d)", from->name, to->name, fp, tp);
     return CDEVS_ENAME;
   }
   uint8_t fk = (uint8_t)from->ports[fd][fp].kind, tk = (uint8_t)to->ports[td][tp].kind;
   if (fk != CDEVS_ANY && tk != CDEVS_ANY && fk != tk) {
-    cdevs__model_error(parent, CDEVS_EKIND, "coupling '%s.%s' -> '%s.%s': %s port feeds %s port",
-                       from->name, from->ports[fd][fp].name, to->name, to->ports[td][tp].name,
-                       cdevs_kind_name(fk), cdevs_kind_name(tk));
+    snprintf(msg, n, "coupling '%s.%s' -> '%s.%s': %s port feeds %s port", from->name, from->ports[fd][fp].name,
+             to->name, to->ports[td][tp].name, cdevs_kind_name(fk), cdevs_kind_name(tk));
     return CDEVS_EKIND;
   }
-  if (CDEVS_GROW(&parent->ri->alloc, parent->cp->couplings, parent->cp->capcouplings,
-                 parent->cp->ncouplings + 1)) {
-    cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding a coupling");
+  return CDEVS_OK;
+}
+
+/* Appends the coupling (checked); CDEVS_ENOMEM leaves the list as it was. */
+static cdevs_status coupling_push(cdevs_model *parent, const cdevs_model *from, int fp, const cdevs_model *to, int tp) {
+  if (CDEVS_GROW(&parent->ri->alloc, parent->cp->couplings, parent->cp->capcouplings, parent->cp->ncouplings + 1))
     return CDEVS_ENOMEM;
-  }
   coupling *c = &parent->cp->couplings[parent->cp->ncouplings++];
   c->src = from == parent ? -1 : from->index;
   c->src_port = fp;
@@ -484,6 +481,23 @@ cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cde
     parent->ri->n_eoc++;
   else
     parent->ri->n_ic++;
+  return CDEVS_OK;
+}
+
+cdevs_status cdevs_connect_i(cdevs_model *parent, cdevs_model *from, int fp, cdevs_model *to,
+                             int tp) {
+  if (!editable(parent, "add a coupling from", from ? from->name : NULL))
+    return parent ? parent->ri->status : CDEVS_EINVAL;
+  char msg[400];
+  cdevs_status st = coupling_check(parent, from, fp, to, tp, msg, sizeof msg);
+  if (st) {
+    cdevs__model_error(parent, st, "%s", msg);
+    return st;
+  }
+  if (coupling_push(parent, from, fp, to, tp)) {
+    cdevs__model_error(parent, CDEVS_ENOMEM, "out of memory adding a coupling");
+    return CDEVS_ENOMEM;
+  }
   return CDEVS_OK;
 }
 
@@ -563,4 +577,167 @@ size_t cdevs_model_path(const cdevs_model *m, char *buf, size_t size) {
   }
   if (size) buf[n < size ? n : size - 1] = '\0';
   return n;
+}
+
+/* ---- changes during a run (structure.c) -------------------------------------------- */
+
+cdevs_model *cdevs__node_new(cdevs_model *parent, const char *name, const cdevs_atomic_ops *ops, const void *arg,
+                             char *msg, size_t n) {
+  root_info *ri = parent->ri;
+  if (!name_ok(name)) {
+    snprintf(msg, n, "invalid model name '%s' (non-empty, no dots or spaces)", name ? name : "(null)");
+    return NULL;
+  }
+  cdevs_model *m = arena_alloc(ri, sizeof *m);
+  coupled_part *cp = !m ? NULL : ops ? &no_children : arena_alloc(ri, sizeof *cp);
+  const char *nm = cp ? name_dup(ri, name) : NULL;
+  void *a = nm && ops && ops->arg_size ? arena_alloc(ri, ops->arg_size) : NULL;
+  if (!nm || (ops && ops->arg_size && !a)) {
+    snprintf(msg, n, "out of memory adding '%s'", name);
+    return NULL;
+  }
+  m->parent = parent;
+  m->ri = ri;
+  m->name = nm;
+  m->atomic = ops != NULL;
+  m->cp = cp;
+  m->index = -1; /* detached */
+  if (ops) {
+    if (a) memcpy(a, arg, ops->arg_size);
+    m->arg = a;
+    m->ops = ops;
+    m->ports[CDEVS_IN] = (cdevs_port_def *)(uintptr_t)ops->inputs;
+    m->ports[CDEVS_OUT] = (cdevs_port_def *)(uintptr_t)ops->outputs;
+    m->nports[CDEVS_IN] = port_list_len(ops->inputs);
+    m->nports[CDEVS_OUT] = port_list_len(ops->outputs);
+  }
+  return m;
+}
+
+int cdevs__node_attached(const cdevs_model *m) {
+  return m && (!m->parent || (m->index >= 0 && (uint32_t)m->index < m->parent->cp->nchildren &&
+                              m->parent->cp->children[m->index] == m));
+}
+
+cdevs_status cdevs__node_attach(cdevs_model *m, char *msg, size_t n) {
+  cdevs_model *parent = m->parent;
+  const cdevs_alloc *a = &m->ri->alloc;
+  if (child_find(parent, m->name) >= 0) {
+    snprintf(msg, n, "'%s' already has a model called '%s'", parent->name, m->name);
+    return CDEVS_ENAME;
+  }
+  if (parent->cp->nchildren == INT32_MAX ||
+      CDEVS_GROW(a, parent->cp->children, parent->cp->capchildren, parent->cp->nchildren + 1) ||
+      index_reserve(a, &parent->cp->ix, parent->cp->children, child_name_at, parent->cp->nchildren + 1)) {
+    snprintf(msg, n, "out of memory adding '%s'", m->name);
+    return CDEVS_ENOMEM;
+  }
+  m->index = (int32_t)parent->cp->nchildren;
+  parent->cp->children[parent->cp->nchildren++] = m;
+  index_put(&parent->cp->ix, parent->cp->children, child_name_at, m->index);
+  if (m->atomic)
+    m->ri->n_atomic++;
+  else
+    m->ri->n_coupled++;
+  return CDEVS_OK;
+}
+
+/* The couplings of kind counted by from/to being the parent (-1). */
+static void count_coupling(root_info *ri, const coupling *c, int64_t d) {
+  uint64_t *k = c->src < 0 ? &ri->n_eic : c->dst < 0 ? &ri->n_eoc : &ri->n_ic;
+  *k = (uint64_t)((int64_t)*k + d);
+}
+
+cdevs_status cdevs__coupling_add(cdevs_model *parent, cdevs_model *from, int fp, cdevs_model *to, int tp, char *msg,
+                                 size_t n) {
+  cdevs_status st = coupling_check(parent, from, fp, to, tp, msg, n);
+  if (st) return st;
+  int32_t src = from == parent ? -1 : from->index, dst = to == parent ? -1 : to->index;
+  for (uint32_t i = 0; i < parent->cp->ncouplings; i++) {
+    const coupling *c = &parent->cp->couplings[i];
+    if (c->src == src && c->src_port == fp && c->dst == dst && c->dst_port == tp) {
+      snprintf(msg, n, "the coupling '%s.%s' -> '%s.%s' exists already", from->name,
+               from->ports[from == parent ? CDEVS_IN : CDEVS_OUT][fp].name, to->name,
+               to->ports[to == parent ? CDEVS_OUT : CDEVS_IN][tp].name);
+      return CDEVS_ECOUPLING;
+    }
+  }
+  if (coupling_push(parent, from, fp, to, tp)) {
+    snprintf(msg, n, "out of memory adding a coupling");
+    return CDEVS_ENOMEM;
+  }
+  return CDEVS_OK;
+}
+
+cdevs_status cdevs__coupling_remove(cdevs_model *parent, cdevs_model *from, int fp, cdevs_model *to, int tp,
+                                    char *msg, size_t n) {
+  int32_t src = from == parent ? -1 : from->index, dst = to == parent ? -1 : to->index;
+  coupled_part *cp = parent->cp;
+  for (uint32_t i = 0; i < cp->ncouplings; i++) {
+    const coupling *c = &cp->couplings[i];
+    if (c->src == src && c->src_port == fp && c->dst == dst && c->dst_port == tp) {
+      count_coupling(parent->ri, c, -1);
+      memmove(&cp->couplings[i], &cp->couplings[i + 1], (cp->ncouplings - i - 1) * sizeof *cp->couplings);
+      cp->ncouplings--; /* (the rest keep their order: the order of delivery) */
+      return CDEVS_OK;
+    }
+  }
+  snprintf(msg, n, "there is no coupling '%s' port %d -> '%s' port %d in '%s'", from->name, fp, to->name, tp,
+           parent->name);
+  return CDEVS_ECOUPLING;
+}
+
+/* Counts the atomic and coupled models of the subtree of m into *na, *nc. */
+static void subtree_counts(const cdevs_model *m, uint64_t *na, uint64_t *nc) {
+  if (m->atomic) {
+    (*na)++;
+    return;
+  }
+  (*nc)++;
+  for (uint32_t i = 0; i < m->cp->nchildren; i++) subtree_counts(m->cp->children[i], na, nc);
+}
+
+void cdevs__node_detach(cdevs_model *m) {
+  cdevs_model *parent = m->parent;
+  coupled_part *cp = parent->cp;
+  int32_t k = m->index;
+  /* its couplings go; the others' child numbers above it move down by one */
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < cp->ncouplings; i++) {
+    coupling c = cp->couplings[i];
+    if (c.src == k || c.dst == k) {
+      count_coupling(parent->ri, &c, -1);
+      continue;
+    }
+    if (c.src > k) c.src--;
+    if (c.dst > k) c.dst--;
+    cp->couplings[w++] = c;
+  }
+  cp->ncouplings = w;
+  memmove(&cp->children[k], &cp->children[k + 1], (cp->nchildren - (uint32_t)k - 1) * sizeof *cp->children);
+  cp->nchildren--;
+  for (uint32_t i = (uint32_t)k; i < cp->nchildren; i++) cp->children[i]->index = (int32_t)i;
+  if (cp->ix.slot) { /* the name index again, positions having moved */
+    memset(cp->ix.slot, 0xff, (size_t)cp->ix.cap * sizeof *cp->ix.slot);
+    for (uint32_t i = 0; i < cp->nchildren; i++) index_put(&cp->ix, cp->children, child_name_at, (int32_t)i);
+  }
+  m->index = -1;
+  uint64_t na = 0, nc = 0;
+  subtree_counts(m, &na, &nc);
+  m->ri->n_atomic -= (uint32_t)na;
+  m->ri->n_coupled -= nc;
+}
+
+void cdevs__node_release(cdevs_model *m) {
+  /* What the subtree holds outside the arena; the nodes themselves stay in the arena
+   * (freed with the tree). The couplings inside it leave the counts. */
+  const cdevs_alloc *a = &m->ri->alloc;
+  if (!m->atomic) {
+    for (uint32_t i = 0; i < m->cp->nchildren; i++) cdevs__node_release(m->cp->children[i]);
+    for (uint32_t i = 0; i < m->cp->ncouplings; i++) count_coupling(m->ri, &m->cp->couplings[i], -1);
+    m->cp->nchildren = 0, m->cp->ncouplings = 0;
+  }
+  node_free(a, m);
+  if (!m->atomic) memset(m->cp, 0, sizeof *m->cp);
+  m->own_ports = false, m->port_ix = NULL;
 }

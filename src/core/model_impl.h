@@ -86,4 +86,26 @@ void cdevs__model_note(cdevs_model *m, const char *fmt, ...)
 #endif
     ;
 
+/* Changes of the tree during a run (structure.c), each error said into msg (n bytes)
+ * rather than made sticky:
+ * - node_new: a model for parent, detached (index -1) until node_attach; ops NULL
+ *   makes a coupled one;
+ * - node_attach: into its parent's children (a duplicate name is refused);
+ * - node_attached: m is in its parent's children (the root is);
+ * - coupling_add / coupling_remove: checked as cdevs_connect does; a duplicate, or
+ *   no such coupling, refused;
+ * - node_detach: out of its parent's children with every coupling of the parent
+ *   that touches it, the others renumbered, the tree's counts lowered;
+ * - node_release: what a detached subtree holds outside the arena, freed. */
+cdevs_model *cdevs__node_new(cdevs_model *parent, const char *name, const cdevs_atomic_ops *ops, const void *arg,
+                             char *msg, size_t n);
+cdevs_status cdevs__node_attach(cdevs_model *m, char *msg, size_t n);
+int cdevs__node_attached(const cdevs_model *m);
+cdevs_status cdevs__coupling_add(cdevs_model *parent, cdevs_model *from, int fp, cdevs_model *to, int tp, char *msg,
+                                 size_t n);
+cdevs_status cdevs__coupling_remove(cdevs_model *parent, cdevs_model *from, int fp, cdevs_model *to, int tp,
+                                    char *msg, size_t n);
+void cdevs__node_detach(cdevs_model *m);
+void cdevs__node_release(cdevs_model *m);
+
 #endif

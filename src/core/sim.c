@@ -8,7 +8,7 @@
 #include "alloc_impl.h"
 #include "sim_impl.h"
 
-#define STATE_ALIGN 16u
+#define STATE_ALIGN CDEVS_STATE_ALIGN
 
 /* ---- errors ------------------------------------------------------------------------ */
 
@@ -183,13 +183,14 @@ static void release_values(out_ev *e, uint32_t n) {
 void cdevs_sim_free(cdevs_sim *s) {
   if (!s) return;
   const cdevs_alloc *a = &s->alloc;
-  uint32_t n = s->root->ri->n_atomic;
+  uint32_t n = s->cap; /* (the arrays' size: the tree's atomics, and those added during the run) */
+  cdevs__changes_free(s); /* (first: the states of models added during the run, fini and all) */
   if (s->state)
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < s->n; i++)
       if (s->state[i] && s->ops[i]->fini) s->ops[i]->fini(s->state[i]);
   release_values(s->outs, s->nouts);
   release_values(s->inj, s->ninj);
-  uint32_t nout = s->out_base ? s->out_base[s->n] : 0;
+  uint32_t nout = s->nout_routed;
   cdevs__free(a, s->model, n * sizeof *s->model);
   cdevs__free(a, s->ops, n * sizeof *s->ops);
   cdevs__free(a, s->state, n * sizeof *s->state);
@@ -219,6 +220,8 @@ void cdevs_sim_free(cdevs_sim *s) {
 }
 
 /* Records the time advance of model i after a transition (or init) at time t. */
+static inline int schedule(cdevs_sim *s, uint32_t i, double t);
+int cdevs__schedule(cdevs_sim *s, uint32_t i, double t) { return schedule(s, i, t); }
 static inline int schedule(cdevs_sim *s, uint32_t i, double t) {
   double ta = s->ops[i]->ta(s->state[i]);
   s->tl[i] = t;
@@ -558,6 +561,10 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
   s->ntouched = 0;
   s->st.instants++;
   s->cx.phase = PHASE_IDLE;
+  if (s->nchg && cdevs__apply_changes(s, t)) { /* the structure changes asked for in this instant */
+    s->cx.phase = PHASE_DEAD;
+    return s->status;
+  }
   if (s->at_t_count > s->max_at_t) {
     char names[400];
     name_models(s, names, sizeof names);
@@ -641,13 +648,13 @@ cdevs_status cdevs_sim_inject(cdevs_sim *s, double t, int port, const cdevs_valu
 uint32_t cdevs_sim_atomic_count(const cdevs_sim *s) { return s ? s->n : 0; }
 
 const cdevs_model *cdevs_sim_atomic(const cdevs_sim *s, uint32_t id) {
-  return s && id < s->n ? s->model[id] : NULL;
+  return s && id < s->n && !(s->dead && s->dead[id]) ? s->model[id] : NULL;
 }
 
 uint32_t cdevs_sim_atomic_id(const cdevs_sim *s, const cdevs_model *m) {
   if (!s || !m || !m->atomic || m->ri != s->root->ri) return UINT32_MAX;
   for (uint32_t i = 0; i < s->n; i++) /* O(n): inspection, not the hot path */
-    if (s->model[i] == m) return i;
+    if (s->model[i] == m && !(s->dead && s->dead[i])) return i;
   return UINT32_MAX;
 }
 
@@ -657,7 +664,7 @@ void *cdevs_sim_state(cdevs_sim *s, const cdevs_model *m) {
 }
 
 void *cdevs_sim_state_at(cdevs_sim *s, uint32_t id) {
-  return s && id < s->n ? s->state[id] : NULL;
+  return s && id < s->n ? s->state[id] : NULL; /* (NULL for a removed model: its state is gone) */
 }
 
 const cdevs_model *cdevs_sim_root(const cdevs_sim *s) { return s ? s->root : NULL; }

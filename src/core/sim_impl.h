@@ -95,6 +95,16 @@ struct cdevs_sim {
   uint64_t at_t_count;  /* transitions executed at time t_last */
   uint64_t max_at_t;
 
+  /* Structure changes (structure.c): the per-atomic arrays hold cap ids (n until a
+   * model is added); the requests of the instant; dead[id] once a model is removed
+   * (NULL before). */
+  uint32_t cap;
+  uint32_t n_static;    /* ids below it have their state in the arena; above, their own block */
+  uint32_t nout_routed; /* the output ports fo_start and out_kind were built for */
+  struct change *chg;
+  uint32_t nchg, capchg;
+  uint8_t *dead;
+
   cdevs_stats st;
   const cdevs_observer *obs[CDEVS_MAX_OBSERVERS];
   void *obs_ud[CDEVS_MAX_OBSERVERS];
@@ -112,5 +122,19 @@ void cdevs__sim_error(cdevs_sim *s, cdevs_status st, const char *fmt, ...)
 
 /* flatten.c: fills model/ops/out_base/fan-out arrays of a zeroed sim. */
 cdevs_status cdevs__flatten(cdevs_sim *s);
+/* flatten.c: the fan-out of every output and root input again, from the tree as it
+ * is now, the ids kept (dead ones route nowhere); pending injected inputs follow. 0,
+ * or a status with the simulator's error set. */
+cdevs_status cdevs__reroute(cdevs_sim *s);
+/* structure.c: the instant's structure changes, applied at its end (t); frees them.
+ * 0, or the status of the error that stopped it (set). */
+cdevs_status cdevs__apply_changes(cdevs_sim *s, double t);
+/* structure.c: frees the requests not applied, and what structure changes allocated
+ * (the states of models added during the run). */
+void cdevs__changes_free(cdevs_sim *s);
+/* sim.c: the time advance of model i after a transition or init at t; -1 after
+ * setting the error. */
+int cdevs__schedule(cdevs_sim *s, uint32_t i, double t);
+#define CDEVS_STATE_ALIGN 16u
 
 #endif
