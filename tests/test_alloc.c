@@ -140,6 +140,87 @@ static cdevs_status equations_scenario(const cdevs_alloc *a) {
   return st;
 }
 
+/* 5. structure changes during a run: cells in a dish divide for four generations (a
+ * new cell, its coupling through the dish to a counter, past 16 children so the
+ * names are hashed) and then remove themselves; the counter's own coupling is
+ * unmade and made again by the first cell at t = 2.5. */
+typedef struct sc_cell {
+  int gen;
+  cdevs_model *dish, *root, *counter;
+} sc_cell;
+static const cdevs_port_def sc_out[] = {{"out", CDEVS_INT}, {NULL, CDEVS_ANY}};
+static const cdevs_port_def sc_in[] = {{"in", CDEVS_INT}, {NULL, CDEVS_ANY}};
+static int sc_init(cdevs_ctx *cx, void *state, const void *arg) {
+  (void)cx;
+  *(sc_cell *)state = *(const sc_cell *)arg;
+  return 0;
+}
+static double sc_ta(const void *state) { return ((const sc_cell *)state)->gen < 0 ? 0.5 : 1.0; }
+static void sc_output(cdevs_ctx *cx, const void *state) { cdevs_emit_int(cx, 0, ((const sc_cell *)state)->gen); }
+static const cdevs_atomic_ops sc_cell_ops;
+static void sc_int(cdevs_ctx *cx, void *state) {
+  sc_cell *c = state;
+  if (c->gen < 0) { /* the rewirer: once, at t = 2.5 */
+    cdevs_ctx_disconnect(cx, c->root, c->dish, "out", c->counter, "in");
+    cdevs_ctx_connect(cx, c->root, c->dish, "out", c->counter, "in");
+    c->gen = -100;
+    return;
+  }
+  if (c->gen == 4) {
+    cdevs_ctx_remove(cx, (cdevs_model *)(uintptr_t)cdevs_ctx_model(cx));
+    return;
+  }
+  char name[48];
+  snprintf(name, sizeof name, "g%d_%.0f_%u", c->gen + 1, cdevs_ctx_time(cx), cdevs_ctx_self(cx));
+  sc_cell child = {c->gen + 1, c->dish, c->root, c->counter};
+  cdevs_model *m = cdevs_ctx_add_atomic(cx, c->dish, name, &sc_cell_ops, &child);
+  if (m) cdevs_ctx_connect(cx, c->dish, m, "out", c->dish, "out");
+  c->gen++;
+}
+static double sc_rewirer_ta(const void *state) {
+  int g = ((const sc_cell *)state)->gen;
+  return g == -1 ? 2.5 : INFINITY;
+}
+static const cdevs_atomic_ops sc_cell_ops = {.type = "Cell", .state_size = sizeof(sc_cell),
+                                             .arg_size = sizeof(sc_cell), .outputs = sc_out, .init = sc_init,
+                                             .ta = sc_ta, .output = sc_output, .delta_int = sc_int};
+static const cdevs_atomic_ops sc_rewirer_ops = {.type = "Rewirer", .state_size = sizeof(sc_cell),
+                                                .arg_size = sizeof(sc_cell), .init = sc_init, .ta = sc_rewirer_ta,
+                                                .delta_int = sc_int};
+static double sc_passive(const void *state) {
+  (void)state;
+  return INFINITY;
+}
+static void sc_count(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)cx, (void)e;
+  *(long *)state += (long)x->n;
+}
+static const cdevs_atomic_ops sc_counter_ops = {.type = "Counter", .state_size = sizeof(long), .inputs = sc_in,
+                                                .ta = sc_passive, .delta_ext = sc_count};
+
+static cdevs_status structure_scenario(const cdevs_alloc *a) {
+  cdevs_model *root = cdevs_root_new(a, "top");
+  if (!root) return CDEVS_ENOMEM;
+  cdevs_model *dish = cdevs_coupled_add(root, "dish");
+  cdevs_model *counter = cdevs_atomic_add(root, "counter", &sc_counter_ops, NULL);
+  sc_cell first = {0, dish, root, counter}, rewirer = {-1, dish, root, counter};
+  cdevs_model *c0 = cdevs_atomic_add(dish, "c0", &sc_cell_ops, &first);
+  cdevs_atomic_add(root, "rewirer", &sc_rewirer_ops, &rewirer);
+  cdevs_port_add(dish, CDEVS_OUT, "out", CDEVS_INT);
+  cdevs_connect(dish, c0, "out", dish, "out");
+  cdevs_connect(root, dish, "out", counter, "in");
+  cdevs_status st = cdevs_model_status(root);
+  cdevs_sim *sim = NULL;
+  if (!st) st = cdevs_sim_new(root, NULL, &sim);
+  if (!st) st = cdevs_sim_run(sim, INFINITY);
+  /* 2^k cells emit at t = k + 1 for k = 0..4: 31 events, whatever the rewiring did */
+  const long *n = sim && !st ? cdevs_sim_state(sim, counter) : NULL;
+  if (!st && (!n || *n != 31)) st = CDEVS_EMODEL;
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  return st;
+}
+
 /* Runs fn once to count its allocations, then once more failing each of them in turn:
  * every failure must come back as an error status and leave nothing allocated. */
 static void fail_each(const char *what, cdevs_status (*fn)(const cdevs_alloc *), long min_calls) {
@@ -177,6 +258,7 @@ static void fail_each(const char *what, cdevs_status (*fn)(const cdevs_alloc *),
 int main(void) {
   fail_each("models", scenario, 100);
   fail_each("arena", arena_scenario, 100);
+  fail_each("structure", structure_scenario, 100);
   const char *text = "model m\n  parameter Real k = 2;\n  Real x[3](each start = 1), y, z(start = 0);\n"
                      "  discrete Real n(start = 0);\nequation\n  y = x[1] + x[2];\n"
                      "  for i in 1:3 loop\n    der(x[i]) = -k * x[i] + (if time < 1 then 1 else 0);\n  end for;\n"

@@ -497,11 +497,333 @@ static void test_misuses(void) {
   cdevs_model_free(root);
 }
 
+/* ---- random changes against a mirror of the tree -------------------------------------
+ * A random tree of coupled models (ports in0, in1, out0, out1) and nodes (atomic, the
+ * same ports) is changed at every integer time by a driver: couplings made and unmade
+ * in random coupled models (EIC, IC, EOC), nodes added, nodes and coupled models
+ * removed. The test keeps its own copy of the tree and works out, with its own
+ * recursive walk, where each node's outputs must arrive; at the next integer time
+ * every node emits serial*2 + port on both outputs, and what each node receives (and
+ * what reaches the root's outputs, and where the root's input goes) must be exactly
+ * that multiset. The routes the kernel updates change by change must agree with routes
+ * computed from scratch. */
+enum { MX_MODELS = 600, MX_COUPLINGS = 4000, MX_LOG = 400000 };
+typedef struct mx_model {
+  cdevs_model *h;
+  int parent, atomic, alive, serial;
+} mx_model;
+typedef struct mx_coupling {
+  int parent, src, sport, dst, dport, alive; /* src/dst: a model index, or -1 for the parent */
+} mx_coupling;
+typedef struct mx_rec {
+  int t, to, port, value; /* to: a node's serial, or -1 for the root's output */
+} mx_rec;
+typedef struct mx_world {
+  mx_model m[MX_MODELS];
+  int nm;
+  mx_coupling c[MX_COUPLINGS];
+  int nc;
+  mx_rec log[MX_LOG];
+  long nlog;
+  uint64_t rng;
+  int serials, steps, changes_per_step;
+  long changes;
+  cdevs_model *driver_h;
+  int overflow;
+} mx_world;
+static mx_world *mx;
+
+static uint32_t mx_rand(uint32_t n) {
+  mx->rng = mx->rng * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)((mx->rng >> 33) % n);
+}
+static void mx_log(int t, int to, int port, int value) {
+  if (mx->nlog == MX_LOG) {
+    mx->overflow = 1;
+    return;
+  }
+  mx->log[mx->nlog++] = (mx_rec){t, to, port, value};
+}
+
+static const cdevs_port_def node_in[] = {{"in0", CDEVS_INT}, {"in1", CDEVS_INT}, {NULL, CDEVS_ANY}};
+static const cdevs_port_def node_out[] = {{"out0", CDEVS_INT}, {"out1", CDEVS_INT}, {NULL, CDEVS_ANY}};
+typedef struct node_state {
+  int serial;
+} node_state;
+static int node_init(cdevs_ctx *cx, void *state, const void *arg) {
+  (void)cx;
+  ((node_state *)state)->serial = *(const int *)arg;
+  return 0;
+}
+static double node_ta(const void *state) {
+  (void)state;
+  return 1.0;
+}
+static void node_output(cdevs_ctx *cx, const void *state) {
+  const node_state *s = state;
+  cdevs_emit_int(cx, 0, s->serial * 2);
+  cdevs_emit_int(cx, 1, s->serial * 2 + 1);
+}
+static void node_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
+  (void)e;
+  const node_state *s = state;
+  for (size_t i = 0; i < x->n; i++)
+    mx_log((int)cdevs_ctx_time(cx), s->serial, x->events[i].port, (int)x->events[i].value->u.integer);
+}
+static void node_conf(cdevs_ctx *cx, void *state, const cdevs_bag *x) { node_ext(cx, state, 0, x); }
+static void node_int(cdevs_ctx *cx, void *state) { (void)cx, (void)state; }
+static const cdevs_atomic_ops node_ops = {.type = "Node", .state_size = sizeof(node_state), .arg_size = sizeof(int),
+                                          .inputs = node_in, .outputs = node_out, .init = node_init, .ta = node_ta,
+                                          .output = node_output, .delta_int = node_int, .delta_ext = node_ext,
+                                          .delta_conf = node_conf};
+
+static int mx_add(int parent, int atomic, cdevs_model *h) {
+  mx_model *x = &mx->m[mx->nm];
+  x->h = h, x->parent = parent, x->atomic = atomic, x->alive = 1, x->serial = atomic ? mx->serials++ : -1;
+  return mx->nm++;
+}
+/* Model i is j or inside it. */
+static int mx_inside(int i, int j) {
+  for (; i >= 0; i = mx->m[i].parent)
+    if (i == j) return 1;
+  return 0;
+}
+static int mx_live(int i) {
+  for (; i >= 0; i = mx->m[i].parent)
+    if (!mx->m[i].alive) return 0;
+  return 1;
+}
+static const char *mx_port(int dir_in, int p) { return dir_in ? (p ? "in1" : "in0") : (p ? "out1" : "out0"); }
+
+/* Appends to a list the ends (serial*2 + port, or -1 - port for the root's outputs)
+ * reached from end (src, port) of coupled model m: src -1 is m's input. */
+static void mx_follow(int m, int src, int port, int *out, int *n) {
+  for (int k = 0; k < mx->nc; k++) {
+    const mx_coupling *c = &mx->c[k];
+    if (!c->alive || c->parent != m || c->src != src || c->sport != port) continue;
+    if (c->dst < 0) {
+      if (mx->m[m].parent < 0)
+        out[(*n)++] = -1 - c->dport;
+      else
+        mx_follow(mx->m[m].parent, m, c->dport, out, n);
+    } else if (mx->m[c->dst].atomic) {
+      out[(*n)++] = mx->m[c->dst].serial * 2 + c->dport;
+    } else {
+      mx_follow(c->dst, -1, c->dport, out, n);
+    }
+  }
+}
+
+/* A random change of the mirror, requested of the kernel too. */
+static void mx_change(cdevs_ctx *cx) {
+  int kind = (int)mx_rand(10);
+  int coupled[MX_MODELS], nco = 0;
+  for (int i = 0; i < mx->nm; i++)
+    if (!mx->m[i].atomic && mx_live(i)) coupled[nco++] = i;
+  int P = coupled[mx_rand((uint32_t)nco)];
+  int kids[MX_MODELS], nk = 0;
+  for (int i = 1; i < mx->nm; i++) /* (not the driver, model 0, which has no ports) */
+    if (mx->m[i].parent == P && mx->m[i].alive) kids[nk++] = i;
+  if (kind < 4 && mx->nc < MX_COUPLINGS) { /* connect */
+    int from = mx_rand((uint32_t)nk + 1) == 0 || !nk ? -1 : kids[mx_rand((uint32_t)nk)];
+    int to = mx_rand((uint32_t)nk + 1) == 0 || !nk ? -1 : kids[mx_rand((uint32_t)nk)];
+    if (from == to) return;
+    int fp = (int)mx_rand(2), tp = (int)mx_rand(2);
+    for (int k = 0; k < mx->nc; k++) {
+      const mx_coupling *c = &mx->c[k];
+      if (c->alive && c->parent == P && c->src == from && c->sport == fp && c->dst == to && c->dport == tp) return;
+    }
+    mx->c[mx->nc++] = (mx_coupling){P, from, fp, to, tp, 1};
+    cdevs_model *ph = mx->m[P].h;
+    cdevs_ctx_connect(cx, ph, from < 0 ? ph : mx->m[from].h, mx_port(from < 0, fp), to < 0 ? ph : mx->m[to].h,
+                      mx_port(to >= 0, tp));
+  } else if (kind < 6) { /* disconnect */
+    int live[MX_COUPLINGS], nl = 0;
+    for (int k = 0; k < mx->nc; k++)
+      if (mx->c[k].alive && mx_live(mx->c[k].parent)) live[nl++] = k;
+    if (!nl) return;
+    mx_coupling *c = &mx->c[live[mx_rand((uint32_t)nl)]];
+    c->alive = 0;
+    cdevs_model *ph = mx->m[c->parent].h;
+    cdevs_ctx_disconnect(cx, ph, c->src < 0 ? ph : mx->m[c->src].h, mx_port(c->src < 0, c->sport),
+                         c->dst < 0 ? ph : mx->m[c->dst].h, mx_port(c->dst >= 0, c->dport));
+  } else if (kind < 8 && mx->nm < MX_MODELS) { /* a node added */
+    char name[32];
+    snprintf(name, sizeof name, "n%d", mx->serials);
+    int serial = mx->serials;
+    cdevs_model *h = cdevs_ctx_add_atomic(cx, mx->m[P].h, name, &node_ops, &serial);
+    if (h) mx_add(P, 1, h);
+  } else if (nk) { /* a model removed, with its couplings (not the driver) */
+    int victim = kids[mx_rand((uint32_t)nk)];
+    if (mx_inside(0, victim)) return; /* (the driver stays) */
+    mx->m[victim].alive = 0;
+    for (int k = 0; k < mx->nc; k++)
+      if (mx->c[k].parent == P && (mx->c[k].src == victim || mx->c[k].dst == victim)) mx->c[k].alive = 0;
+    cdevs_ctx_remove(cx, mx->m[victim].h);
+  }
+  mx->changes++;
+}
+
+typedef struct driver_state {
+  int step;
+} driver_state;
+static double driver_ta(const void *state) {
+  return ((const driver_state *)state)->step < mx->steps ? 1.0 : INFINITY;
+}
+static void driver_int(cdevs_ctx *cx, void *state) {
+  driver_state *s = state;
+  for (int k = 0; k < mx->changes_per_step; k++) mx_change(cx);
+  s->step++;
+}
+static const cdevs_atomic_ops driver_ops = {.type = "Driver", .state_size = sizeof(driver_state), .ta = driver_ta,
+                                            .delta_int = driver_int};
+
+static void mx_root_out(void *ud, double t, int port, const cdevs_value *v) {
+  (void)ud;
+  mx_log((int)t, -1, port, (int)v->u.integer);
+}
+
+/* What the mirror says arrives at the next instant: (to, port, value) triples. */
+static long mx_expected(int t, mx_rec *out, long cap) {
+  long n = 0;
+  int dst[4096];
+  for (int i = 0; i < mx->nm; i++) {
+    if (!mx->m[i].atomic || !mx_live(i)) continue;
+    for (int p = 0; p < 2; p++) {
+      int nd = 0;
+      mx_follow(mx->m[i].parent, i, p, dst, &nd);
+      for (int k = 0; k < nd && n < cap; k++)
+        out[n++] = dst[k] < 0 ? (mx_rec){t, -1, -1 - dst[k], mx->m[i].serial * 2 + p}
+                              : (mx_rec){t, dst[k] / 2, dst[k] % 2, mx->m[i].serial * 2 + p};
+    }
+  }
+  int nd = 0; /* the root's input in0, injected with -7 */
+  mx_follow(1, -1, 0, dst, &nd);
+  for (int k = 0; k < nd && n < cap; k++)
+    out[n++] = dst[k] < 0 ? (mx_rec){t, -1, -1 - dst[k], -7} : (mx_rec){t, dst[k] / 2, dst[k] % 2, -7};
+  return n;
+}
+static int cmp_rec(const void *pa, const void *pb) {
+  const mx_rec *a = pa, *b = pb;
+  if (a->to != b->to) return a->to < b->to ? -1 : 1;
+  if (a->port != b->port) return a->port < b->port ? -1 : 1;
+  return a->value < b->value ? -1 : (a->value > b->value);
+}
+
+static void test_random_changes(uint64_t seed, int steps, int per_step) {
+  mx = calloc(1, sizeof *mx);
+  mx_rec *want = calloc(MX_LOG, sizeof *want);
+  if (!mx || !want) {
+    CHECK(!"out of memory");
+    free(mx), free(want);
+    return;
+  }
+  mx->rng = seed, mx->steps = steps, mx->changes_per_step = per_step;
+  cdevs_model *root = cdevs_root_new(NULL, "top");
+  /* model 0 the driver, 1 the root: the driver sits in the root */
+  mx->nm = 2;
+  mx->m[0] = (mx_model){cdevs_atomic_add(root, "driver", &driver_ops, NULL), 1, 1, 1, -1};
+  mx->m[1] = (mx_model){root, -1, 0, 1, -1};
+  cdevs_port_add(root, CDEVS_IN, "in0", CDEVS_INT);
+  cdevs_port_add(root, CDEVS_IN, "in1", CDEVS_INT);
+  cdevs_port_add(root, CDEVS_OUT, "out0", CDEVS_INT);
+  cdevs_port_add(root, CDEVS_OUT, "out1", CDEVS_INT);
+  /* a random tree: coupled models three deep, nodes anywhere, random couplings */
+  for (int k = 0; k < 40; k++) {
+    int coupled[MX_MODELS], nco = 0;
+    for (int i = 0; i < mx->nm; i++)
+      if (!mx->m[i].atomic) coupled[nco++] = i;
+    int P = coupled[mx_rand((uint32_t)nco)];
+    int depth = 0;
+    for (int i = P; mx->m[i].parent >= 0; i = mx->m[i].parent) depth++;
+    char name[32];
+    if (depth < 3 && mx_rand(3) == 0) {
+      snprintf(name, sizeof name, "c%d", mx->nm);
+      cdevs_model *h = cdevs_coupled_add(mx->m[P].h, name);
+      for (int p = 0; p < 2; p++) {
+        cdevs_port_add(h, CDEVS_IN, mx_port(1, p), CDEVS_INT);
+        cdevs_port_add(h, CDEVS_OUT, mx_port(0, p), CDEVS_INT);
+      }
+      mx_add(P, 0, h);
+    } else {
+      snprintf(name, sizeof name, "n%d", mx->serials);
+      int serial = mx->serials;
+      mx_add(P, 1, cdevs_atomic_add(mx->m[P].h, name, &node_ops, &serial));
+    }
+  }
+  for (int k = 0; k < 80; k++) { /* couplings, as mx_change makes them, before the run */
+    int coupled[MX_MODELS], nco = 0;
+    for (int i = 0; i < mx->nm; i++)
+      if (!mx->m[i].atomic) coupled[nco++] = i;
+    int P = coupled[mx_rand((uint32_t)nco)];
+    int kids[MX_MODELS], nk = 0;
+    for (int i = 0; i < mx->nm; i++)
+      if (mx->m[i].parent == P) kids[nk++] = i;
+    int from = !nk || mx_rand((uint32_t)nk + 1) == 0 ? -1 : kids[mx_rand((uint32_t)nk)];
+    int to = !nk || mx_rand((uint32_t)nk + 1) == 0 ? -1 : kids[mx_rand((uint32_t)nk)];
+    if (from == to || from == 0 || to == 0) continue;
+    int fp = (int)mx_rand(2), tp = (int)mx_rand(2), dup = 0;
+    for (int j = 0; j < mx->nc; j++) {
+      const mx_coupling *c = &mx->c[j];
+      dup |= c->parent == P && c->src == from && c->sport == fp && c->dst == to && c->dport == tp;
+    }
+    if (dup) continue;
+    cdevs_model *ph = mx->m[P].h;
+    if (cdevs_connect(ph, from < 0 ? ph : mx->m[from].h, mx_port(from < 0, fp), to < 0 ? ph : mx->m[to].h,
+                      mx_port(to >= 0, tp)) == CDEVS_OK)
+      mx->c[mx->nc++] = (mx_coupling){P, from, fp, to, tp, 1};
+  }
+  cdevs_sim *sim = NULL;
+  int built = cdevs_sim_new(root, NULL, &sim) == CDEVS_OK;
+  CHECK(built);
+  if (!built) {
+    fprintf(stderr, "  %s\n", cdevs_model_errmsg(root));
+    cdevs_model_free(root);
+    free(mx), free(want);
+    return;
+  }
+  static const cdevs_observer obs = {NULL, NULL, mx_root_out, NULL};
+  cdevs_sim_observe(sim, &obs, NULL);
+  long bad_steps = 0, compared = 0;
+  for (int t = 1; t <= steps + 1; t++) {
+    /* the routes at t are those of the tree after the changes at t - 1 (the mirror now) */
+    long nwant = mx_expected(t, want, MX_LOG);
+    long from = mx->nlog;
+    cdevs_value v = {.kind = CDEVS_INT, .u.integer = -7};
+    if (!CHECK_RUN(cdevs_sim_inject(sim, t, 0, &v))) break;
+    if (!CHECK_RUN(cdevs_sim_run(sim, t))) {
+      fprintf(stderr, "  %s\n", cdevs_sim_errmsg(sim));
+      break;
+    }
+    long ngot = mx->nlog - from;
+    qsort(want, (size_t)nwant, sizeof *want, cmp_rec);
+    qsort(mx->log + from, (size_t)ngot, sizeof *mx->log, cmp_rec);
+    int same = ngot == nwant;
+    for (long k = 0; same && k < ngot; k++) same = !cmp_rec(&want[k], &mx->log[from + k]);
+    if (!same && !bad_steps)
+      fprintf(stderr, "  seed %llu, t = %d: %ld events arrived, the mirror says %ld\n", (unsigned long long)seed, t,
+              ngot, nwant);
+    bad_steps += !same;
+    compared += nwant;
+    if (mx->nlog > MX_LOG / 2) mx->nlog = 0; /* (what was compared is not needed again) */
+  }
+  CHECK(!mx->overflow);
+  CHECK_EQ_INT(bad_steps, 0);
+  CHECK(mx->changes > (long)steps * per_step / 2);
+  printf("random changes, seed %llu: %ld changes over %d instants, %ld deliveries compared, %d models\n",
+         (unsigned long long)seed, mx->changes, steps, compared, mx->nm);
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  free(mx), free(want);
+}
+
 int main(void) {
   test_population(5, 1);
   test_population(12, 0);
   test_rewiring();
   test_remove_coupled();
   test_misuses();
+  for (uint64_t seed = 1; seed <= 6; seed++) test_random_changes(seed, 60, 1 + (int)(seed % 4));
+  test_random_changes(7, 400, 6); /* (maps grown and shrunk, hundreds of models) */
   return check_report("test_structure");
 }

@@ -15,16 +15,10 @@ typedef struct cindex {
   uint32_t *order; /* coupling indices sorted by (src, src_port) */
 } cindex;
 
-typedef struct pkey {
-  uintptr_t p;
-  uint32_t id;
-} pkey;
-
 typedef struct flat {
   cdevs_sim *s;
   const cdevs_alloc *a;
-  pkey *id_of;         /* atomic ids sorted by model address, to map model → id */
-  uint32_t nid;        /* (entries of id_of) */
+  bool live;           /* routes of a running simulator's changed tree: the tree's own sorted couplings */
   const cdevs_model **coupled;
   cindex *idx;
   uint32_t ncoupled;
@@ -53,14 +47,10 @@ static int cmp_ckey(const void *pa, const void *pb) {
   return x->i < y->i ? -1 : (x->i > y->i);
 }
 
-static int cmp_pkey(const void *pa, const void *pb) {
-  uintptr_t a = ((const pkey *)pa)->p, b = ((const pkey *)pb)->p;
-  return a < b ? -1 : (a > b);
-}
-
 /* Children of m in select order: (priority, creation index). */
 static int cmp_child(const void *pa, const void *pb) {
   const cdevs_model *a = *(const cdevs_model *const *)pa, *b = *(const cdevs_model *const *)pb;
+  if (!a || !b) return !a - !b; /* (empty slots last) */
   if (a->priority != b->priority) return a->priority < b->priority ? -1 : 1;
   return a->index < b->index ? -1 : (a->index > b->index);
 }
@@ -84,6 +74,7 @@ static cdevs_status walk(flat *f, const cdevs_model *root) {
   for (;;) {
     if (m && m->atomic) {
       uint32_t id = s->n++;
+      ((cdevs_model *)(uintptr_t)m)->id = id; /* (the same in every simulator of the tree) */
       s->model[id] = m;
       s->ops[id] = m->ops;
       uint32_t base = s->out_base[id], np = m->nports[CDEVS_OUT];
@@ -107,7 +98,7 @@ static cdevs_status walk(flat *f, const cdevs_model *root) {
       w->owned = false;
       uint32_t nk = m->cp->nchildren;
       for (uint32_t i = 0; i < nk; i++)
-        if (m->cp->children[i]->priority != 0) w->owned = true;
+        if (m->cp->children[i] && m->cp->children[i]->priority != 0) w->owned = true;
       if (w->owned) {
         cdevs_model **kids = cdevs__calloc(f->a, nk, sizeof *kids);
         if (!kids) {
@@ -125,7 +116,7 @@ static cdevs_status walk(flat *f, const cdevs_model *root) {
     while (depth && !m) {
       wframe *w = &stack[depth - 1];
       if (w->i < w->m->cp->nchildren) {
-        m = w->kids[w->i++];
+        m = w->kids[w->i++]; /* (NULL, a removed child's slot: the loop goes on) */
       } else {
         if (w->owned) cdevs__free(f->a, (void *)(uintptr_t)w->kids, w->m->cp->nchildren * sizeof *w->kids);
         depth--;
@@ -207,8 +198,8 @@ static uint32_t atomic_id(const flat *f, const cdevs_model *m);
    are order[pos .. ) while they still match. */
 typedef struct fframe {
   const cdevs_model *m;
-  const cindex *ci;
-  uint32_t pos;
+  const uint32_t *order; /* its couplings sorted by source (cindex; not live) */
+  uint32_t pos;          /* in order[]; live, the next coupling of the source's chain */
   int32_t src, port;
 } fframe;
 
@@ -218,22 +209,33 @@ static void push_follow(flat *f, const cdevs_model *m, int32_t src, int32_t port
     f->oom = true;
     return;
   }
-  const cindex *ci = find_index(f, m);
+  fframe *w = &f->fstack[f->nfstack];
+  w->m = m;
+  w->src = src;
+  w->port = port;
+  if (f->live) { /* the tree's own index of the model's couplings by their ends */
+    if (cdevs__cix_build(f->a, m->cp)) {
+      f->oom = true;
+      return;
+    }
+    w->order = NULL;
+    w->pos = cdevs__cix_from(m->cp, src, port);
+    f->nfstack++;
+    return;
+  }
+  const uint32_t *order = find_index(f, m)->order;
   uint32_t lo = 0, hi = m->cp->ncouplings;
   while (lo < hi) { /* first coupling with source >= (src, port) */
     uint32_t mid = lo + (hi - lo) / 2;
-    const coupling *c = &m->cp->couplings[ci->order[mid]];
+    const coupling *c = &m->cp->couplings[order[mid]];
     if (c->src < src || (c->src == src && c->src_port < port))
       lo = mid + 1;
     else
       hi = mid;
   }
-  fframe *w = &f->fstack[f->nfstack++];
-  w->m = m;
-  w->ci = ci;
+  w->order = order;
   w->pos = lo;
-  w->src = src;
-  w->port = port;
+  f->nfstack++;
 }
 
 /* Collects, in coupling order depth first, the atomic input ports (and root output
@@ -246,16 +248,26 @@ static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
   while (f->nfstack > base && !f->oom) {
     fframe *w = &f->fstack[f->nfstack - 1];
     const cdevs_model *cm = w->m;
-    if (w->pos >= cm->cp->ncouplings) {
-      f->nfstack--;
-      continue;
+    const coupling *c;
+    if (f->live) {
+      if (w->pos == CDEVS_CIX_NONE) {
+        f->nfstack--;
+        continue;
+      }
+      c = &cm->cp->couplings[w->pos];
+      w->pos = cdevs__cix_from_next(cm->cp, w->pos);
+    } else {
+      if (w->pos >= cm->cp->ncouplings) {
+        f->nfstack--;
+        continue;
+      }
+      c = &cm->cp->couplings[w->order[w->pos]];
+      if (c->src != w->src || c->src_port != w->port) {
+        f->nfstack--;
+        continue;
+      }
+      w->pos++;
     }
-    const coupling *c = &cm->cp->couplings[w->ci->order[w->pos]];
-    if (c->src != w->src || c->src_port != w->port) {
-      f->nfstack--;
-      continue;
-    }
-    w->pos++;
     if (c->dst < 0) { /* EOC: leave cm by its output port */
       if (!cm->parent)
         add_dest(f, ROOT_OUT, (uint32_t)c->dst_port);
@@ -272,17 +284,10 @@ static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
   f->nfstack = base;
 }
 
-/* The id of an atomic model: id_of lists the ids sorted by model address. */
+/* The id of an atomic model (walk gave it). */
 static uint32_t atomic_id(const flat *f, const cdevs_model *m) {
-  uint32_t lo = 0, hi = f->nid;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (f->id_of[mid].p < (uintptr_t)m)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return f->id_of[lo].id;
+  (void)f;
+  return m->id;
 }
 
 /* Moves the collected destinations into a CSR array (start offsets, dests). */
@@ -362,6 +367,7 @@ static cdevs_status check_drivers(cdevs_sim *s, const cdevs_alloc *a) {
       for (uint32_t p = 0; p < m->nports[CDEVS_IN]; p++) any |= in_drivers(m, p) != CDEVS_DRIVERS_ANY;
     nin += m->nports[CDEVS_IN]; /* bounded by the 32-bit output total's kind of limit */
   }
+  s->drivers_declared = any;
   if (!any) return CDEVS_OK;
   uint32_t *in_base = cdevs__calloc(a, (size_t)n + 1, sizeof *in_base);
   uint32_t *count = cdevs__calloc(a, nin, sizeof *count);
@@ -371,8 +377,11 @@ static cdevs_status check_drivers(cdevs_sim *s, const cdevs_alloc *a) {
   for (uint32_t i = 0; i < n; i++) in_base[i + 1] = in_base[i] + s->model[i]->nports[CDEVS_IN];
   uint32_t nout = s->out_base[n];
   for (uint32_t g = 0; g < nout + s->n_root_in; g++) {
-    const dest *d0 = g < nout ? s->fo + s->fo_start[g] : s->in_fo + s->in_start[g - nout];
-    const dest *d1 = g < nout ? s->fo + s->fo_start[g + 1] : s->in_fo + s->in_start[g - nout + 1];
+    const dest *d0, *d1;
+    if (g < nout)
+      cdevs__routes(s, g, &d0, &d1);
+    else
+      cdevs__root_routes(s, g - nout, &d0, &d1);
     for (const dest *d = d0; d < d1; d++) {
       if (d->model == ROOT_OUT) continue;
       uint32_t k = in_base[d->model] + d->port;
@@ -418,7 +427,6 @@ cdevs_status cdevs__flatten(cdevs_sim *s) {
   memset(&f, 0, sizeof f);
   f.s = s;
   f.a = a;
-  f.nid = n;
   s->cap = n;
   s->n_static = n;
   cdevs_status st = CDEVS_ENOMEM;
@@ -429,8 +437,7 @@ cdevs_status cdevs__flatten(cdevs_sim *s) {
   uint32_t ncoupled = (uint32_t)root->ri->n_coupled;
   f.coupled = cdevs__calloc(a, ncoupled, sizeof *f.coupled);
   f.idx = cdevs__calloc(a, ncoupled, sizeof *f.idx);
-  f.id_of = cdevs__calloc(a, n, sizeof *f.id_of);
-  if (!s->model || !s->ops || !s->out_base || !f.coupled || !f.idx || !f.id_of) goto done;
+  if (!s->model || !s->ops || !s->out_base || !f.coupled || !f.idx) goto done;
 
   st = walk(&f, root);
   if (st) goto done;
@@ -439,11 +446,6 @@ cdevs_status cdevs__flatten(cdevs_sim *s) {
     if (st) goto done;
   }
   qsort(f.idx, f.ncoupled, sizeof *f.idx, cmp_cindex);
-  for (uint32_t i = 0; i < n; i++) {
-    f.id_of[i].p = (uintptr_t)s->model[i];
-    f.id_of[i].id = i;
-  }
-  qsort(f.id_of, n, sizeof *f.id_of, cmp_pkey);
 
   st = CDEVS_ENOMEM;
   uint32_t nout = s->out_base[n];
@@ -467,99 +469,166 @@ done:
       if (f.idx[i].order) cdevs__free(a, f.idx[i].order, f.idx[i].m->cp->ncouplings * sizeof(uint32_t));
   cdevs__free(a, f.idx, ncoupled * sizeof *f.idx);
   cdevs__free(a, f.coupled, ncoupled * sizeof *f.coupled);
-  cdevs__free(a, f.id_of, n * sizeof *f.id_of);
   CDEVS_FREEARR(a, f.out, f.capout);
   CDEVS_FREEARR(a, f.fstack, f.capfstack);
   return st;
 }
 
-cdevs_status cdevs__reroute(cdevs_sim *s) {
+/* The sources whose routes pass through end (src, port) of coupled model m (src a
+ * child's index and one of its output ports, or -1 and an input port of m): the
+ * chains of couplings followed backwards, down through EOCs and up through EICs, to
+ * atomic output ports and root inputs, noted with cdevs__dirty. Dead models are skipped. There are no cycles to fear: a coupling never
+ * joins a model to itself, so every chain through a coupled model meets an atomic
+ * one. The couplings reaching an end are a chain of the model's coupling index. */
+typedef struct uframe {
+  const cdevs_model *m;
+  int32_t src, port;
+} uframe;
+
+int cdevs__upstream(cdevs_sim *s, const cdevs_model *m, int32_t src, int32_t port) {
+  const cdevs_alloc *a = &s->alloc;
+  uframe *st = NULL;
+  uint32_t n = 0, cap = 0;
+  int r = 0;
+  if (CDEVS_GROW(a, st, cap, 1)) return -1;
+  st[n++] = (uframe){m, src, port};
+  while (n && !r) {
+    uframe u = st[--n];
+    const cdevs_model *at; /* the coupled model whose couplings end there */
+    int32_t end;           /* and the end: a child, or -1 for at's own output */
+    if (u.src >= 0) {
+      const cdevs_model *child = u.m->cp->children[u.src];
+      if (child->atomic) {
+        if (!(s->dead && s->dead[child->id])) r = cdevs__dirty(s, s->out_base[child->id] + (uint32_t)u.port);
+        continue;
+      }
+      at = child, end = -1;
+    } else if (!u.m->parent) {
+      r = cdevs__dirty(s, CDEVS_DIRTY_ROOT_IN | (uint32_t)u.port);
+      continue;
+    } else {
+      at = u.m->parent, end = u.m->index;
+    }
+    if (cdevs__cix_build(a, at->cp)) {
+      r = -1;
+      break;
+    }
+    for (uint32_t i = cdevs__cix_to(at->cp, end, u.port); i != CDEVS_CIX_NONE && !r;
+         i = cdevs__cix_to_next(at->cp, i)) {
+      const coupling *c = &at->cp->couplings[i];
+      if (CDEVS_GROW(a, st, cap, n + 1))
+        r = -1;
+      else
+        st[n++] = (uframe){at, c->src, c->src_port};
+    }
+  }
+  CDEVS_FREEARR(a, st, cap);
+  return r;
+}
+
+/* Replaces the routes of global output port g (g < nout) or root input g - nout in
+ * the simulator's overlay with the n destinations at d; -1 out of memory. */
+static int set_routes(cdevs_sim *s, uint32_t g, const dest *d, uint32_t n) {
+  const cdevs_alloc *a = &s->alloc;
+  uint32_t nout = s->out_base[s->n];
+  dest **slot = g < nout ? &s->xfo[g] : &s->xin[g - nout];
+  uint32_t *cnt = g < nout ? &s->xn[g] : &s->xinn[g - nout];
+  dest *list = n ? cdevs__calloc(a, n, sizeof *list) : &s->xnone;
+  if (!list) return -1;
+  if (n) memcpy(list, d, n * sizeof *list);
+  uint32_t old = *slot ? *cnt : g < s->nout_routed ? s->fo_start[g + 1] - s->fo_start[g] : 0;
+  if (g < nout) s->st.fanout_edges = s->st.fanout_edges - old + n;
+  if (*slot && *slot != &s->xnone) cdevs__free(a, *slot, *cnt * sizeof **slot);
+  *slot = list, *cnt = n;
+  return 0;
+}
+
+void cdevs__overlay_free(cdevs_sim *s) {
+  const cdevs_alloc *a = &s->alloc;
+  for (uint32_t g = 0; g < s->xcap; g++)
+    if (s->xfo[g] && s->xfo[g] != &s->xnone) cdevs__free(a, s->xfo[g], s->xn[g] * sizeof *s->xfo[g]);
+  if (s->xin)
+    for (uint32_t p = 0; p < s->n_root_in; p++)
+      if (s->xin[p] && s->xin[p] != &s->xnone) cdevs__free(a, s->xin[p], s->xinn[p] * sizeof *s->xin[p]);
+  cdevs__free(a, s->xfo, (size_t)s->xcap * sizeof *s->xfo);
+  cdevs__free(a, s->xn, (size_t)s->xcap * sizeof *s->xn);
+  cdevs__free(a, s->xkind, s->xcap);
+  cdevs__free(a, s->xin, (size_t)s->n_root_in * sizeof *s->xin);
+  cdevs__free(a, s->xinn, (size_t)s->n_root_in * sizeof *s->xinn);
+  CDEVS_FREEARR(a, s->dirty, s->capdirty);
+  s->xfo = s->xin = NULL, s->xn = s->xinn = NULL, s->xkind = NULL, s->xcap = 0;
+}
+
+cdevs_status cdevs__reroute(cdevs_sim *s, const uint32_t *ports, uint32_t nports) {
   const cdevs_alloc *a = &s->alloc;
   flat f;
   memset(&f, 0, sizeof f);
   f.s = s;
   f.a = a;
-  cdevs_status st = CDEVS_ENOMEM;
-  uint32_t ncoupled = (uint32_t)s->root->ri->n_coupled, n = s->n, nout = s->out_base[n], nin = s->n_root_in;
-  uint32_t *start = NULL, *in_start = NULL, capstack = 0, nstack = 0;
-  uint8_t *kind = NULL;
-  dest *fo = NULL, *in_fo = NULL;
-  const cdevs_model **stack = NULL;
-  f.coupled = cdevs__calloc(a, ncoupled, sizeof *f.coupled);
-  f.idx = cdevs__calloc(a, ncoupled, sizeof *f.idx);
-  f.id_of = cdevs__calloc(a, n, sizeof *f.id_of);
-  start = cdevs__calloc(a, (size_t)nout + 1, sizeof *start);
-  kind = cdevs__calloc(a, nout, sizeof *kind);
-  in_start = cdevs__calloc(a, (size_t)nin + 1, sizeof *in_start);
-  if (!f.coupled || !f.idx || !f.id_of || !start || !kind || !in_start) goto done;
-  /* The coupled models of the tree as it is now, and their couplings indexed. */
-  if (CDEVS_GROW(a, stack, capstack, 1)) goto done;
-  stack[nstack++] = s->root;
-  while (nstack) {
-    const cdevs_model *m = stack[--nstack];
-    if (m->atomic) continue;
-    if (f.ncoupled == ncoupled) goto done; /* (the counts disagree with the tree: cannot be) */
-    f.coupled[f.ncoupled++] = m;
-    if (CDEVS_GROW(a, stack, capstack, nstack + m->cp->nchildren)) goto done;
-    for (uint32_t i = 0; i < m->cp->nchildren; i++) stack[nstack++] = m->cp->children[i];
+  f.live = true;
+  uint32_t nout = s->out_base[s->n];
+  cdevs_status st = CDEVS_OK;
+  /* the overlay, sized for every output port (and the root's inputs) */
+  if (nout > s->xcap) {
+    uint32_t cap = s->xcap ? s->xcap : 64;
+    while (cap < nout) cap = cap > UINT32_MAX / 2 ? nout : cap * 2;
+    dest **x = cdevs__calloc(a, cap, sizeof *x);
+    uint32_t *xn = cdevs__calloc(a, cap, sizeof *xn);
+    uint8_t *xk = cdevs__calloc(a, cap, 1);
+    if (!x || !xn || !xk) {
+      cdevs__free(a, x, (size_t)cap * sizeof *x);
+      cdevs__free(a, xn, (size_t)cap * sizeof *xn);
+      cdevs__free(a, xk, cap);
+      st = CDEVS_ENOMEM;
+      goto done;
+    }
+    if (s->xcap) {
+      memcpy(x, s->xfo, s->xcap * sizeof *x);
+      memcpy(xn, s->xn, s->xcap * sizeof *xn);
+      memcpy(xk, s->xkind, s->xcap);
+    }
+    cdevs__free(a, s->xfo, (size_t)s->xcap * sizeof *s->xfo);
+    cdevs__free(a, s->xn, (size_t)s->xcap * sizeof *s->xn);
+    cdevs__free(a, s->xkind, s->xcap);
+    s->xfo = x, s->xn = xn, s->xkind = xk, s->xcap = cap;
   }
-  for (uint32_t i = 0; i < f.ncoupled; i++) {
-    st = index_couplings(&f, &f.idx[i], f.coupled[i]);
-    if (st) goto done;
+  if (!s->xin && s->n_root_in) {
+    s->xin = cdevs__calloc(a, s->n_root_in, sizeof *s->xin);
+    s->xinn = cdevs__calloc(a, s->n_root_in, sizeof *s->xinn);
+    if (!s->xin || !s->xinn) {
+      st = CDEVS_ENOMEM;
+      goto done;
+    }
   }
-  qsort(f.idx, f.ncoupled, sizeof *f.idx, cmp_cindex);
-  for (uint32_t i = 0; i < n; i++) {
-    if (s->dead && s->dead[i]) continue;
-    f.id_of[f.nid].p = (uintptr_t)s->model[i];
-    f.id_of[f.nid].id = i;
-    f.nid++;
+  for (uint32_t k = 0; k < nports && !st; k++) {
+    uint32_t g = ports[k];
+    f.nout = 0;
+    if (g < nout) {
+      uint32_t lo = owner_of(s, g);
+      const cdevs_model *m = s->model[lo];
+      int32_t p = (int32_t)(g - s->out_base[lo]);
+      if (!(s->dead && s->dead[lo])) {
+        s->xkind[g] = (uint8_t)m->ports[CDEVS_OUT][p].kind;
+        follow(&f, m->parent, m->index, p);
+      }
+    } else {
+      follow(&f, s->root, -1, (int32_t)(g - nout));
+    }
+    if (f.oom || set_routes(s, g, f.out, f.nout)) st = CDEVS_ENOMEM;
   }
-  qsort(f.id_of, f.nid, sizeof *f.id_of, cmp_pkey);
-  /* (visit_out writes the kinds into s->out_kind: the new array, swapped in first) */
-  uint8_t *old_kind = s->out_kind;
-  s->out_kind = kind;
-  st = collect_csr(&f, nout, start, &fo, visit_out);
-  if (!st) st = collect_csr(&f, nin, in_start, &in_fo, visit_root_in);
-  s->out_kind = old_kind;
   if (st) goto done;
-  /* In with the new routes, out with the old. */
-  uint32_t old_nout = s->nout_routed;
-  if (s->fo_start) cdevs__free(a, s->fo, s->fo_start[old_nout] * sizeof *s->fo);
-  cdevs__free(a, s->fo_start, ((size_t)old_nout + 1) * sizeof *s->fo_start);
-  cdevs__free(a, s->out_kind, old_nout * sizeof *s->out_kind);
-  if (s->in_start) cdevs__free(a, s->in_fo, s->in_start[nin] * sizeof *s->in_fo);
-  cdevs__free(a, s->in_start, ((size_t)nin + 1) * sizeof *s->in_start);
-  s->fo = fo, s->fo_start = start, s->out_kind = kind, s->in_fo = in_fo, s->in_start = in_start;
-  s->nout_routed = nout;
-  fo = in_fo = NULL, start = in_start = NULL, kind = NULL;
   for (uint32_t k = 0; k < s->ninj; k++) { /* inputs injected for later follow the new routes */
-    s->inj[k].d0 = s->in_fo + s->in_start[s->inj[k].port];
-    s->inj[k].d1 = s->in_fo + s->in_start[s->inj[k].port + 1];
+    uint32_t p = s->inj[k].port;
+    if (s->xin && s->xin[p]) s->inj[k].d0 = s->xin[p], s->inj[k].d1 = s->xin[p] + s->xinn[p];
   }
-  s->st.fanout_edges = s->fo_start[nout];
   s->st.couplings = s->root->ri->n_eic + s->root->ri->n_ic + s->root->ri->n_eoc;
-  st = check_drivers(s, a);
-  if (st) cdevs__sim_error(s, st, "t=%.17g: after a structure change: %s", s->cx.t, cdevs_model_errmsg(s->root));
-
+  if (s->drivers_declared) {
+    st = check_drivers(s, a);
+    if (st) cdevs__sim_error(s, st, "t=%.17g: after a structure change: %s", s->cx.t, cdevs_model_errmsg(s->root));
+  }
 done:
   if (st == CDEVS_ENOMEM) cdevs__sim_error(s, st, "t=%.17g: out of memory routing after a structure change", s->cx.t);
-  if (f.idx)
-    for (uint32_t i = 0; i < f.ncoupled; i++)
-      if (f.idx[i].order) cdevs__free(a, f.idx[i].order, f.idx[i].m->cp->ncouplings * sizeof(uint32_t));
-  cdevs__free(a, f.idx, ncoupled * sizeof *f.idx);
-  cdevs__free(a, f.coupled, ncoupled * sizeof *f.coupled);
-  cdevs__free(a, f.id_of, n * sizeof *f.id_of);
   CDEVS_FREEARR(a, f.out, f.capout);
   CDEVS_FREEARR(a, f.fstack, f.capfstack);
-  CDEVS_FREEARR(a, stack, capstack);
-  if (start) {
-    if (fo) cdevs__free(a, fo, start[nout] * sizeof *fo);
-    cdevs__free(a, start, ((size_t)nout + 1) * sizeof *start);
-  }
-  cdevs__free(a, kind, nout * sizeof *kind);
-  if (in_start) {
-    if (in_fo) cdevs__free(a, in_fo, in_start[nin] * sizeof *in_fo);
-    cdevs__free(a, in_start, ((size_t)nin + 1) * sizeof *in_start);
-  }
   return st;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Building the hierarchical model: nodes, ports, couplings, and sticky build errors. */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,6 +144,7 @@ static void node_free(const cdevs_alloc *a, cdevs_model *m) {
     CDEVS_FREEARR(a, cp->children, cp->capchildren);
     CDEVS_FREEARR(a, cp->ix.slot, cp->ix.cap);
     CDEVS_FREEARR(a, cp->couplings, cp->capcouplings);
+    cdevs__cix_free(a, cp);
   }
   if (m->own_ports) {
     CDEVS_FREEARR(a, m->ports[0], m->capports[0]);
@@ -161,7 +163,8 @@ static void tree_free(const cdevs_alloc *a, cdevs_model *root) {
   cdevs_model *m = root;
   while (m) {
     if (!m->atomic && m->cp->nchildren) {
-      m = m->cp->children[--m->cp->nchildren];
+      cdevs_model *c = m->cp->children[--m->cp->nchildren];
+      if (c) m = c; /* (a slot emptied by a removal during a run stays NULL) */
       continue;
     }
     node_free(a, m);
@@ -199,17 +202,23 @@ static uint32_t name_hash(const char *s) {
   return h;
 }
 
-/* The i-th name of an indexed list: the children of a coupled model, or a port list. */
+/* The i-th name of an indexed list: the children of a coupled model, or a port list;
+ * NULL for the slot of a child removed during a run. */
 typedef const char *(*name_at)(const void *list, uint32_t i);
-static const char *child_name_at(const void *list, uint32_t i) { return ((cdevs_model *const *)list)[i]->name; }
+static const char *child_name_at(const void *list, uint32_t i) {
+  const cdevs_model *m = ((cdevs_model *const *)list)[i];
+  return m ? m->name : NULL;
+}
 static const char *port_name_at(const void *list, uint32_t i) { return ((const cdevs_port_def *)list)[i].name; }
 
 /* Position of name in the list of n names, or -1: scanned while the list is short,
  * hashed once it has an index. */
 static int32_t index_find(const name_index *x, const void *list, uint32_t n, name_at at, const char *name) {
   if (!x || !x->slot) {
-    for (uint32_t i = 0; i < n; i++)
-      if (strcmp(at(list, i), name) == 0) return (int32_t)i;
+    for (uint32_t i = 0; i < n; i++) {
+      const char *s = at(list, i);
+      if (s && strcmp(s, name) == 0) return (int32_t)i;
+    }
     return -1;
   }
   uint32_t mask = x->cap - 1;
@@ -228,6 +237,23 @@ static void index_put(name_index *x, const void *list, name_at at, int32_t i) {
   x->slot[h] = i;
 }
 
+/* Forgets position i (its name still readable), moving back the entries after it
+ * that their hash placed earlier, so that every probe sequence stays unbroken. */
+static void index_del(name_index *x, const void *list, name_at at, int32_t i) {
+  if (!x->slot) return;
+  uint32_t mask = x->cap - 1, h = name_hash(at(list, (uint32_t)i)) & mask;
+  while (x->slot[h] != i) h = (h + 1) & mask;
+  for (uint32_t j = (h + 1) & mask; x->slot[j] >= 0; j = (j + 1) & mask) {
+    uint32_t home = name_hash(at(list, (uint32_t)x->slot[j])) & mask;
+    /* the entry at j may move to the hole h when its home is not in (h, j] */
+    if ((j > h && (home <= h || home > j)) || (j < h && home <= h && home > j)) {
+      x->slot[h] = x->slot[j];
+      h = j;
+    }
+  }
+  x->slot[h] = -1;
+}
+
 /* Lists shorter than this are searched in order, without an index. */
 #define NAME_INDEX_MIN 16
 
@@ -244,7 +270,8 @@ static int index_reserve(const cdevs_alloc *a, name_index *x, const void *list, 
   x->slot = h;
   x->cap = cap;
   memset(h, 0xff, (size_t)cap * sizeof *h);
-  for (uint32_t i = 0; i + 1 < n; i++) index_put(x, list, at, (int32_t)i);
+  for (uint32_t i = 0; i + 1 < n; i++)
+    if (at(list, i)) index_put(x, list, at, (int32_t)i);
   return 0;
 }
 
@@ -470,11 +497,14 @@ static cdevs_status coupling_check(const cdevs_model *parent, const cdevs_model 
 static cdevs_status coupling_push(cdevs_model *parent, const cdevs_model *from, int fp, const cdevs_model *to, int tp) {
   if (CDEVS_GROW(&parent->ri->alloc, parent->cp->couplings, parent->cp->capcouplings, parent->cp->ncouplings + 1))
     return CDEVS_ENOMEM;
-  coupling *c = &parent->cp->couplings[parent->cp->ncouplings++];
+  coupled_part *cp = parent->cp;
+  if (cp->cix && cdevs__cix_reserve(&parent->ri->alloc, cp, cp->ncouplings + 1)) return CDEVS_ENOMEM;
+  coupling *c = &cp->couplings[cp->ncouplings++];
   c->src = from == parent ? -1 : from->index;
   c->src_port = fp;
   c->dst = to == parent ? -1 : to->index;
   c->dst_port = tp;
+  if (cp->cix) cdevs__cix_insert(cp, cp->ncouplings - 1);
   if (from == parent)
     parent->ri->n_eic++;
   else if (to == parent)
@@ -652,10 +682,15 @@ cdevs_status cdevs__coupling_add(cdevs_model *parent, cdevs_model *from, int fp,
                                  size_t n) {
   cdevs_status st = coupling_check(parent, from, fp, to, tp, msg, n);
   if (st) return st;
+  if (cdevs__cix_build(&parent->ri->alloc, parent->cp)) {
+    snprintf(msg, n, "out of memory adding a coupling");
+    return CDEVS_ENOMEM;
+  }
   int32_t src = from == parent ? -1 : from->index, dst = to == parent ? -1 : to->index;
-  for (uint32_t i = 0; i < parent->cp->ncouplings; i++) {
-    const coupling *c = &parent->cp->couplings[i];
-    if (c->src == src && c->src_port == fp && c->dst == dst && c->dst_port == tp) {
+  const coupled_part *cp = parent->cp;
+  for (uint32_t i = cdevs__cix_from(cp, src, fp); i != CDEVS_CIX_NONE; i = cdevs__cix_from_next(cp, i)) {
+    const coupling *c = &cp->couplings[i];
+    if (c->dst == dst && c->dst_port == tp) {
       snprintf(msg, n, "the coupling '%s.%s' -> '%s.%s' exists already", from->name,
                from->ports[from == parent ? CDEVS_IN : CDEVS_OUT][fp].name, to->name,
                to->ports[to == parent ? CDEVS_OUT : CDEVS_IN][tp].name);
@@ -673,12 +708,15 @@ cdevs_status cdevs__coupling_remove(cdevs_model *parent, cdevs_model *from, int 
                                     char *msg, size_t n) {
   int32_t src = from == parent ? -1 : from->index, dst = to == parent ? -1 : to->index;
   coupled_part *cp = parent->cp;
-  for (uint32_t i = 0; i < cp->ncouplings; i++) {
+  if (cdevs__cix_build(&parent->ri->alloc, cp)) {
+    snprintf(msg, n, "out of memory removing a coupling");
+    return CDEVS_ENOMEM;
+  }
+  for (uint32_t i = cdevs__cix_from(cp, src, fp); i != CDEVS_CIX_NONE; i = cdevs__cix_from_next(cp, i)) {
     const coupling *c = &cp->couplings[i];
-    if (c->src == src && c->src_port == fp && c->dst == dst && c->dst_port == tp) {
+    if (c->dst == dst && c->dst_port == tp) {
       count_coupling(parent->ri, c, -1);
-      memmove(&cp->couplings[i], &cp->couplings[i + 1], (cp->ncouplings - i - 1) * sizeof *cp->couplings);
-      cp->ncouplings--; /* (the rest keep their order: the order of delivery) */
+      cdevs__cix_erase(cp, i);
       return CDEVS_OK;
     }
   }
@@ -694,33 +732,29 @@ static void subtree_counts(const cdevs_model *m, uint64_t *na, uint64_t *nc) {
     return;
   }
   (*nc)++;
-  for (uint32_t i = 0; i < m->cp->nchildren; i++) subtree_counts(m->cp->children[i], na, nc);
+  for (uint32_t i = 0; i < m->cp->nchildren; i++)
+    if (m->cp->children[i]) subtree_counts(m->cp->children[i], na, nc);
 }
 
 void cdevs__node_detach(cdevs_model *m) {
   cdevs_model *parent = m->parent;
   coupled_part *cp = parent->cp;
   int32_t k = m->index;
-  /* its couplings go; the others' child numbers above it move down by one */
-  uint32_t w = 0;
-  for (uint32_t i = 0; i < cp->ncouplings; i++) {
-    coupling c = cp->couplings[i];
-    if (c.src == k || c.dst == k) {
-      count_coupling(parent->ri, &c, -1);
-      continue;
+  assert(cp->cix);
+  /* Its couplings go, found by its ports; its slot stays, empty, so that no other
+   * child is renumbered and no coupling rewritten. */
+  for (uint32_t p = 0; p < m->nports[CDEVS_OUT]; p++)
+    for (uint32_t i; (i = cdevs__cix_from(cp, k, (int32_t)p)) != CDEVS_CIX_NONE;) {
+      count_coupling(parent->ri, &cp->couplings[i], -1);
+      cdevs__cix_erase(cp, i);
     }
-    if (c.src > k) c.src--;
-    if (c.dst > k) c.dst--;
-    cp->couplings[w++] = c;
-  }
-  cp->ncouplings = w;
-  memmove(&cp->children[k], &cp->children[k + 1], (cp->nchildren - (uint32_t)k - 1) * sizeof *cp->children);
-  cp->nchildren--;
-  for (uint32_t i = (uint32_t)k; i < cp->nchildren; i++) cp->children[i]->index = (int32_t)i;
-  if (cp->ix.slot) { /* the name index again, positions having moved */
-    memset(cp->ix.slot, 0xff, (size_t)cp->ix.cap * sizeof *cp->ix.slot);
-    for (uint32_t i = 0; i < cp->nchildren; i++) index_put(&cp->ix, cp->children, child_name_at, (int32_t)i);
-  }
+  for (uint32_t p = 0; p < m->nports[CDEVS_IN]; p++)
+    for (uint32_t i; (i = cdevs__cix_to(cp, k, (int32_t)p)) != CDEVS_CIX_NONE;) {
+      count_coupling(parent->ri, &cp->couplings[i], -1);
+      cdevs__cix_erase(cp, i);
+    }
+  index_del(&cp->ix, cp->children, child_name_at, k);
+  cp->children[k] = NULL;
   m->index = -1;
   uint64_t na = 0, nc = 0;
   subtree_counts(m, &na, &nc);
@@ -733,7 +767,8 @@ void cdevs__node_release(cdevs_model *m) {
    * (freed with the tree). The couplings inside it leave the counts. */
   const cdevs_alloc *a = &m->ri->alloc;
   if (!m->atomic) {
-    for (uint32_t i = 0; i < m->cp->nchildren; i++) cdevs__node_release(m->cp->children[i]);
+    for (uint32_t i = 0; i < m->cp->nchildren; i++)
+      if (m->cp->children[i]) cdevs__node_release(m->cp->children[i]);
     for (uint32_t i = 0; i < m->cp->ncouplings; i++) count_coupling(m->ri, &m->cp->couplings[i], -1);
     m->cp->nchildren = 0, m->cp->ncouplings = 0;
   }
@@ -741,3 +776,4 @@ void cdevs__node_release(cdevs_model *m) {
   if (!m->atomic) memset(m->cp, 0, sizeof *m->cp);
   m->own_ports = false, m->port_ix = NULL;
 }
+

@@ -48,11 +48,14 @@ typedef struct name_index {
 
 /* What only coupled models have; atomic models point at a shared empty one. */
 typedef struct coupled_part {
-  cdevs_model **children;
+  cdevs_model **children; /* NULL: the slot of a child removed during a run */
   uint32_t nchildren, capchildren;
   name_index ix; /* of the children's names */
   coupling *couplings;
   uint32_t ncouplings, capcouplings;
+  /* The couplings indexed by their ends (coupling_index.c): built when a structure
+   * change during a run first touches the model, NULL in a tree that never changed. */
+  struct coupling_index *cix;
 } coupled_part;
 
 struct cdevs_model {
@@ -65,6 +68,7 @@ struct cdevs_model {
   int32_t priority;
   bool atomic;
   bool own_ports; /* ports[] is an allocated copy rather than the ops lists */
+  uint32_t id;    /* atomic: its id in the simulators of this tree (set by flattening) */
   name_index *port_ix; /* [2], of the port names, once a list of own ports grows */
   const cdevs_atomic_ops *ops; /* atomic */
   void *arg;                   /* atomic, in the arena */
@@ -93,9 +97,11 @@ void cdevs__model_note(cdevs_model *m, const char *fmt, ...)
  * - node_attach: into its parent's children (a duplicate name is refused);
  * - node_attached: m is in its parent's children (the root is);
  * - coupling_add / coupling_remove: checked as cdevs_connect does; a duplicate, or
- *   no such coupling, refused;
+ *   no such coupling, refused (they index the parent's couplings: cix_build);
  * - node_detach: out of its parent's children with every coupling of the parent
- *   that touches it, the others renumbered, the tree's counts lowered;
+ *   that touches it, the tree's counts lowered; its slot in children[] stays, NULL,
+ *   so no other child is renumbered (every walk over children skips NULL slots);
+ *   the parent's couplings must be indexed (cix_build);
  * - node_release: what a detached subtree holds outside the arena, freed. */
 cdevs_model *cdevs__node_new(cdevs_model *parent, const char *name, const cdevs_atomic_ops *ops, const void *arg,
                              char *msg, size_t n);
@@ -107,5 +113,30 @@ cdevs_status cdevs__coupling_remove(cdevs_model *parent, cdevs_model *from, int 
                                     char *msg, size_t n);
 void cdevs__node_detach(cdevs_model *m);
 void cdevs__node_release(cdevs_model *m);
+
+/* coupling_index.c: the couplings of a coupled model by their ends, for changes
+ * during a run.
+ * - cix_build: the index of cp's couplings, if it has none; -1 out of memory;
+ * - cix_reserve: room for n couplings in it (before a push); -1 out of memory, the
+ *   index as it was;
+ * - cix_insert: coupling i, just pushed, into the index;
+ * - cix_erase: coupling i out of the index and of the array, the last coupling
+ *   moving into its place (the array's order means nothing to routes: a source's
+ *   chain is kept in destination order, and duplicates are refused);
+ * - cix_from / cix_from_next: the couplings leaving end (src, port) (src -1: the
+ *   model's input), by destination child then port; cix_to / cix_to_next: those
+ *   reaching end (dst, port) (dst -1: its output), in no order. CDEVS_CIX_NONE ends
+ *   a chain. */
+typedef struct coupling_index coupling_index;
+#define CDEVS_CIX_NONE UINT32_MAX
+int cdevs__cix_build(const cdevs_alloc *a, coupled_part *cp);
+void cdevs__cix_free(const cdevs_alloc *a, coupled_part *cp);
+int cdevs__cix_reserve(const cdevs_alloc *a, coupled_part *cp, uint32_t n);
+void cdevs__cix_insert(coupled_part *cp, uint32_t i);
+void cdevs__cix_erase(coupled_part *cp, uint32_t i);
+uint32_t cdevs__cix_from(const coupled_part *cp, int32_t src, int32_t port);
+uint32_t cdevs__cix_from_next(const coupled_part *cp, uint32_t i);
+uint32_t cdevs__cix_to(const coupled_part *cp, int32_t dst, int32_t port);
+uint32_t cdevs__cix_to_next(const coupled_part *cp, uint32_t i);
 
 #endif

@@ -88,14 +88,15 @@ void cdevs_emit(cdevs_ctx *cx, int port, const cdevs_value *v) {
     return;
   }
   uint32_t g = s->out_base[m] + (uint32_t)port;
-  uint8_t k = s->out_kind[g];
+  uint8_t k = cdevs__out_kind(s, g);
   if (k != CDEVS_ANY && k != v->kind) {
     cdevs__sim_error(s, CDEVS_EKIND, "t=%.17g: model '%s': %s value on %s output port '%s'",
                      cx->t, path_of(s, m, path, sizeof path), cdevs_kind_name(v->kind),
                      cdevs_kind_name(k), s->model[m]->ports[CDEVS_OUT][port].name);
     return;
   }
-  const dest *d0 = s->fo + s->fo_start[g], *d1 = s->fo + s->fo_start[g + 1];
+  const dest *d0, *d1;
+  cdevs__routes(s, g, &d0, &d1);
   if (d0 == d1 && !s->nobs) { /* coupled to nothing and nobody watching: count it only */
     s->st.outputs++;
     return;
@@ -114,7 +115,9 @@ uint32_t cdevs_ctx_fanout(const cdevs_ctx *cx, int port) {
   uint32_t m = cx->model;
   if (m >= s->n || port < 0 || (uint32_t)port >= s->out_base[m + 1] - s->out_base[m]) return 0;
   uint32_t g = s->out_base[m] + (uint32_t)port;
-  return s->fo_start[g + 1] - s->fo_start[g];
+  const dest *d0, *d1;
+  cdevs__routes(s, g, &d0, &d1);
+  return (uint32_t)(d1 - d0);
 }
 
 void cdevs_send(cdevs_ctx *cx, uint32_t to, int port, const cdevs_value *v) {
@@ -634,8 +637,7 @@ cdevs_status cdevs_sim_inject(cdevs_sim *s, double t, int port, const cdevs_valu
   out_ev *o = &s->inj[s->ninj++];
   o->src = UINT32_MAX;
   o->port = (uint32_t)port;
-  o->d0 = s->in_fo + s->in_start[port];
-  o->d1 = s->in_fo + s->in_start[port + 1];
+  cdevs__root_routes(s, (uint32_t)port, &o->d0, &o->d1);
   o->to.model = UINT32_MAX;
   o->v = *v;
   if (v->kind == CDEVS_MSG || v->kind == CDEVS_ARRAY) cdevs_msg_retain(v->u.msg);

@@ -101,6 +101,16 @@ struct cdevs_sim {
   uint32_t cap;
   uint32_t n_static;    /* ids below it have their state in the arena; above, their own block */
   uint32_t nout_routed; /* the output ports fo_start and out_kind were built for */
+  /* Routes changed during the run, over the flattened ones: per global output port
+   * (xcap of them, NULL: unchanged) and per root input, with the ports' kinds. */
+  dest **xfo, **xin;
+  uint32_t *xn, *xinn;
+  uint8_t *xkind;
+  uint32_t xcap;
+  dest xnone; /* (the list of a port that reaches nothing) */
+  bool drivers_declared; /* some model declares how many drivers an input takes */
+  uint32_t *dirty;       /* the instant's changes: the sources to route again */
+  uint32_t ndirty, capdirty;
   struct change *chg;
   uint32_t nchg, capchg;
   uint8_t *dead;
@@ -122,10 +132,42 @@ void cdevs__sim_error(cdevs_sim *s, cdevs_status st, const char *fmt, ...)
 
 /* flatten.c: fills model/ops/out_base/fan-out arrays of a zeroed sim. */
 cdevs_status cdevs__flatten(cdevs_sim *s);
-/* flatten.c: the fan-out of every output and root input again, from the tree as it
- * is now, the ids kept (dead ones route nowhere); pending injected inputs follow. 0,
- * or a status with the simulator's error set. */
-cdevs_status cdevs__reroute(cdevs_sim *s);
+/* flatten.c: the routes of the given ports again, from the tree as it is now, into
+ * the overlay (xfo, xin): global output ports g, root inputs as nout + p; dead models'
+ * ports route nowhere; pending injected inputs follow. 0, or a status with the
+ * simulator's error set. */
+cdevs_status cdevs__reroute(cdevs_sim *s, const uint32_t *ports, uint32_t nports);
+/* structure.c: notes source g to be routed again at the end of the instant's changes:
+ * a global output port, or CDEVS_DIRTY_ROOT_IN | p for the root's input p. -1 out of
+ * memory. */
+#define CDEVS_DIRTY_ROOT_IN 0x80000000u
+int cdevs__dirty(cdevs_sim *s, uint32_t g);
+/* flatten.c: notes (cdevs__dirty) the sources whose
+ * routes pass through end (src, port) of coupled model m: a child's output port, or
+ * m's own input port when src is -1. -1 out of memory. */
+int cdevs__upstream(cdevs_sim *s, const cdevs_model *m, int32_t src, int32_t port);
+/* flatten.c: frees the overlay of routes changed during the run. */
+void cdevs__overlay_free(cdevs_sim *s);
+
+/* The destinations of global output port g, and its kind. */
+static inline void cdevs__routes(const cdevs_sim *s, uint32_t g, const dest **d0, const dest **d1) {
+  if (__builtin_expect(s->xfo != NULL, 0) && g < s->xcap && s->xfo[g]) {
+    *d0 = s->xfo[g], *d1 = s->xfo[g] + s->xn[g];
+  } else {
+    *d0 = s->fo + s->fo_start[g], *d1 = s->fo + s->fo_start[g + 1];
+  }
+}
+static inline uint8_t cdevs__out_kind(const cdevs_sim *s, uint32_t g) {
+  return __builtin_expect(s->xfo != NULL, 0) && g < s->xcap && s->xfo[g] ? s->xkind[g] : s->out_kind[g];
+}
+/* The destinations of root input port p. */
+static inline void cdevs__root_routes(const cdevs_sim *s, uint32_t p, const dest **d0, const dest **d1) {
+  if (s->xin && s->xin[p]) {
+    *d0 = s->xin[p], *d1 = s->xin[p] + s->xinn[p];
+  } else {
+    *d0 = s->in_fo + s->in_start[p], *d1 = s->in_fo + s->in_start[p + 1];
+  }
+}
 /* structure.c: the instant's structure changes, applied at its end (t); frees them.
  * 0, or the status of the error that stopped it (set). */
 cdevs_status cdevs__apply_changes(cdevs_sim *s, double t);

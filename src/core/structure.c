@@ -6,9 +6,12 @@
  * the instant the queue is sorted by (requesting model, order of its requests) and
  * applied to the tree (model.c's run-time node functions) and to the simulator: new
  * atomic models get the next ids, their states and their first time advance; removed
- * ones their fini, their ids dead. The routes are then computed again from the tree
- * (cdevs__reroute), the ids kept. A simulator whose tree never changes pays for none
- * of this: one test of the queue's length per instant.
+ * ones their fini, their ids dead. Each change notes the sources whose routes may
+ * pass through what it changed (the couplings' chains followed backwards,
+ * cdevs__upstream), and only those are routed again (cdevs__reroute), into an overlay
+ * over the flattened routes: the cost is that of the change, not of the tree. A
+ * simulator whose tree never changes pays for none of this: one test of the queue's
+ * length per instant.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -162,7 +165,8 @@ static int cmp_change(const void *pa, const void *pb) {
   return a->seq < b->seq ? -1 : (a->seq > b->seq);
 }
 
-/* Per-atomic arrays with room for need ids; -1 out of memory (what grew stays grown). */
+/* Per-atomic arrays with room for need ids; -1 out of memory, every array as it was:
+ * the new ones are all made before any old one goes. */
 static int grow_atomics(cdevs_sim *s, uint32_t need) {
   if (need <= s->cap) return 0;
   uint64_t cap = s->cap ? s->cap : 8;
@@ -170,30 +174,35 @@ static int grow_atomics(cdevs_sim *s, uint32_t need) {
   if (cap > UINT32_MAX - 1) return -1;
   const cdevs_alloc *a = &s->alloc;
   size_t o = s->cap, c = (size_t)cap;
-#define RESIZE(arr, old_n, new_n)                                                                          \
-  do {                                                                                                     \
-    void *np = a->realloc(a->ud, (arr), (old_n) * sizeof *(arr), (new_n) * sizeof *(arr));                 \
-    if (!np) return -1;                                                                                    \
-    (arr) = np;                                                                                            \
-    memset((char *)(arr) + (old_n) * sizeof *(arr), 0, ((new_n) - (old_n)) * sizeof *(arr));               \
-  } while (0)
-  /* (each array grows and is recorded in turn, so a failure leaves them all freeable
-   * at their old or new size: cap moves last, and the sizes freed are cap's) */
-  RESIZE(s->model, o, c);
-  RESIZE(s->ops, o, c);
-  RESIZE(s->state, o, c);
-  RESIZE(s->tl, o, c);
-  RESIZE(s->tn, o, c);
-  RESIZE(s->out_base, o + 1, c + 1);
-  RESIZE(s->mark, o, c);
-  RESIZE(s->bag_head, o, c);
-  RESIZE(s->bag_tail, o, c);
-  RESIZE(s->heap.e, o, c);
-  RESIZE(s->heap.pos, o, c);
-  RESIZE(s->imm, o, c);
-  RESIZE(s->touched, o, c);
-  if (s->dead) RESIZE(s->dead, o, c);
-#undef RESIZE
+  /* each array: its address, element size and length (out_base has one more) */
+  struct {
+    void **p;
+    size_t sz, extra;
+    void *n;
+  } arr[] = {
+      {(void **)&s->model, sizeof *s->model, 0, NULL},   {(void **)&s->ops, sizeof *s->ops, 0, NULL},
+      {(void **)&s->state, sizeof *s->state, 0, NULL},   {(void **)&s->tl, sizeof *s->tl, 0, NULL},
+      {(void **)&s->tn, sizeof *s->tn, 0, NULL},         {(void **)&s->out_base, sizeof *s->out_base, 1, NULL},
+      {(void **)&s->mark, sizeof *s->mark, 0, NULL},     {(void **)&s->bag_head, sizeof *s->bag_head, 0, NULL},
+      {(void **)&s->bag_tail, sizeof *s->bag_tail, 0, NULL}, {(void **)&s->heap.e, sizeof *s->heap.e, 0, NULL},
+      {(void **)&s->heap.pos, sizeof *s->heap.pos, 0, NULL}, {(void **)&s->imm, sizeof *s->imm, 0, NULL},
+      {(void **)&s->touched, sizeof *s->touched, 0, NULL},   {(void **)&s->dead, 1, 0, NULL},
+  };
+  size_t narr = sizeof arr / sizeof arr[0];
+  for (size_t k = 0; k < narr; k++) {
+    if (!*arr[k].p && arr[k].p == (void **)&s->dead) continue; /* (dead is made at the first removal) */
+    arr[k].n = cdevs__calloc(a, c + arr[k].extra, arr[k].sz);
+    if (!arr[k].n) {
+      for (size_t j = 0; j < k; j++) cdevs__free(a, arr[j].n, (c + arr[j].extra) * arr[j].sz);
+      return -1;
+    }
+  }
+  for (size_t k = 0; k < narr; k++) {
+    if (!arr[k].n) continue;
+    if (*arr[k].p) memcpy(arr[k].n, *arr[k].p, (o + arr[k].extra) * arr[k].sz);
+    cdevs__free(a, *arr[k].p, (o + arr[k].extra) * arr[k].sz);
+    *arr[k].p = arr[k].n;
+  }
   for (size_t i = o; i < c; i++) s->heap.pos[i] = HEAP_NONE;
   s->cap = (uint32_t)cap;
   return 0;
@@ -222,12 +231,17 @@ static int start_atomic(cdevs_sim *s, const change *c, double t) {
   }
   const cdevs_atomic_ops *ops = m->ops;
   uint32_t id = s->n;
+  if (s->out_base[id] >= CDEVS_DIRTY_ROOT_IN - m->nports[CDEVS_OUT]) {
+    fail_at(s, c->by, CDEVS_ENOMEM, "adding '%s': more than 2^31 output ports", m->name);
+    return -1;
+  }
   void *state = cdevs__calloc(&s->alloc, 1, state_bytes(ops));
   if (!state) {
     fail_at(s, c->by, CDEVS_ENOMEM, "out of memory for the state of '%s'", m->name);
     return -1;
   }
   s->model[id] = m;
+  m->id = id;
   s->ops[id] = ops;
   s->out_base[id + 1] = s->out_base[id] + m->nports[CDEVS_OUT];
   s->n++;
@@ -248,29 +262,73 @@ static int start_atomic(cdevs_sim *s, const change *c, double t) {
   return cdevs__schedule(s, id, t);
 }
 
-/* The atomic models inside m (or m itself), dead from now: fini, state freed. */
+static int cmp_u32(const void *pa, const void *pb) {
+  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+  return a < b ? -1 : (a > b);
+}
+
+/* Doubles a list that starts in a buffer on the stack (few), elements of size sz;
+ * -1 out of memory, the list as it was. */
+static int grow_list(cdevs_sim *s, void **list, void *few, uint32_t *cap, size_t sz) {
+  void *more = cdevs__calloc(&s->alloc, (size_t)*cap * 2, sz);
+  if (!more) return -1;
+  memcpy(more, *list, *cap * sz);
+  if (*list != few) cdevs__free(&s->alloc, *list, *cap * sz);
+  *list = more, *cap *= 2;
+  return 0;
+}
+
+/* Atomic model id, dead from now: fini, state freed. */
+static void stop_atomic(cdevs_sim *s, uint32_t i) {
+  s->dead[i] = 1;
+  heap_set(&s->heap, i, INFINITY);
+  s->tn[i] = INFINITY;
+  void *st = s->state[i];
+  if (st) {
+    if (s->ops[i]->fini) s->ops[i]->fini(st);
+    if (!in_arena(s, i)) cdevs__free(&s->alloc, st, state_bytes(s->ops[i]));
+    s->state[i] = NULL;
+  }
+}
+
+/* The atomic models inside m (or m itself), dead from now; -1 out of memory. A walk
+ * of m's subtree, in the order of its ids' creation, so the finis run in id order
+ * for a subtree built before the run. */
 static int stop_atomics(cdevs_sim *s, cdevs_model *m) {
   if (!s->dead) {
     s->dead = cdevs__calloc(&s->alloc, s->cap, 1);
     if (!s->dead) return -1;
   }
-  /* (the ids of the subtree: a pass over the ids, as removals are rare next to events) */
-  for (uint32_t i = 0; i < s->n; i++) {
-    if (s->dead[i]) continue;
-    const cdevs_model *x = s->model[i];
-    while (x && x != m) x = x->parent;
-    if (!x) continue;
-    s->dead[i] = 1;
-    heap_set(&s->heap, i, INFINITY);
-    s->tn[i] = INFINITY;
-    void *st = s->state[i];
-    if (st) {
-      if (s->ops[i]->fini) s->ops[i]->fini(st);
-      if (!in_arena(s, i)) cdevs__free(&s->alloc, st, state_bytes(s->ops[i]));
-      s->state[i] = NULL;
+  if (m->atomic) {
+    stop_atomic(s, m->id);
+    return 0;
+  }
+  uint32_t ids_few[64], *ids = ids_few, nids = 0, capids = 64;
+  cdevs_model *stack_few[64], **stack = stack_few;
+  uint32_t n = 0, cap = 64;
+  int r = 0;
+  stack[n++] = m;
+  while (n && !r) {
+    cdevs_model *x = stack[--n];
+    for (uint32_t i = x->cp->nchildren; i-- > 0 && !r;) {
+      cdevs_model *c = x->cp->children[i];
+      if (!c) continue;
+      if (c->atomic) {
+        if (nids == capids) r = grow_list(s, (void **)&ids, ids_few, &capids, sizeof *ids);
+        if (!r) ids[nids++] = c->id;
+      } else {
+        if (n == cap) r = grow_list(s, (void **)&stack, stack_few, &cap, sizeof *stack);
+        if (!r) stack[n++] = c;
+      }
     }
   }
-  return 0;
+  if (!r) {
+    if (nids) qsort(ids, nids, sizeof *ids, cmp_u32);
+    for (uint32_t k = 0; k < nids; k++) stop_atomic(s, ids[k]);
+  }
+  if (ids != ids_few) cdevs__free(&s->alloc, ids, capids * sizeof *ids);
+  if (stack != stack_few) cdevs__free(&s->alloc, stack, cap * sizeof *stack);
+  return r;
 }
 
 /* The dotted path of m into buf (a detached model's too: its parent's path and its name). */
@@ -284,6 +342,17 @@ static int in_tree(const cdevs_model *m) {
   for (const cdevs_model *x = m; x; x = x->parent)
     if (!cdevs__node_attached(x)) return 0;
   return 1;
+}
+
+int cdevs__dirty(cdevs_sim *s, uint32_t g) {
+  if (CDEVS_GROW(&s->alloc, s->dirty, s->capdirty, s->ndirty + 1)) return -1;
+  s->dirty[s->ndirty++] = g;
+  return 0;
+}
+
+static int oom(cdevs_sim *s, const change *c) {
+  fail_at(s, c->by, CDEVS_ENOMEM, "out of memory routing the change");
+  return -1;
 }
 
 static int apply(cdevs_sim *s, const change *c, double t) {
@@ -301,6 +370,8 @@ static int apply(cdevs_sim *s, const change *c, double t) {
       return -1;
     }
     if (start_atomic(s, c, t)) return -1;
+    for (uint32_t g = s->out_base[m->id]; g < s->out_base[m->id + 1]; g++) /* (routed nowhere yet, or by a connect) */
+      if (cdevs__dirty(s, g)) return oom(s, c);
     snprintf(what, sizeof what, "add %s (id %u)", path_of(m, p1, sizeof p1), s->n - 1);
     break;
   }
@@ -312,6 +383,12 @@ static int apply(cdevs_sim *s, const change *c, double t) {
       return -1;
     }
     snprintf(what, sizeof what, "remove %s", path_of(m, p1, sizeof p1));
+    /* the sources feeding it, found before its couplings go (its own die with it) */
+    coupled_part *pp = m->parent->cp;
+    if (cdevs__cix_build(&s->alloc, pp)) return oom(s, c);
+    for (uint32_t p = 0; p < m->nports[CDEVS_IN]; p++)
+      for (uint32_t i = cdevs__cix_to(pp, m->index, (int32_t)p); i != CDEVS_CIX_NONE; i = cdevs__cix_to_next(pp, i))
+        if (cdevs__upstream(s, m->parent, pp->couplings[i].src, pp->couplings[i].src_port)) return oom(s, c);
     if (stop_atomics(s, m)) {
       fail_at(s, c->by, CDEVS_ENOMEM, "out of memory removing '%s'", m->name);
       return -1;
@@ -336,6 +413,9 @@ static int apply(cdevs_sim *s, const change *c, double t) {
       fail_at(s, c->by, st, "%s", msg);
       return -1;
     }
+    /* the sources reaching the coupling's start: what is upstream of it is the same
+     * before and after the coupling itself comes or goes */
+    if (cdevs__upstream(s, c->parent, c->from == c->parent ? -1 : c->from->index, c->fp)) return oom(s, c);
     cdevs_dir fd = c->from == c->parent ? CDEVS_IN : CDEVS_OUT, td = c->to == c->parent ? CDEVS_OUT : CDEVS_IN;
     snprintf(what, sizeof what, "%s %s.%s -> %s.%s", c->kind == CH_CONNECT ? "connect" : "disconnect",
              path_of(c->from, p1, sizeof p1), c->from->ports[fd][c->fp].name, path_of(c->to, p2, sizeof p2),
@@ -379,8 +459,20 @@ cdevs_status cdevs__apply_changes(cdevs_sim *s, double t) {
   s->nchg = 0;
   s->cx.phase = PHASE_IDLE;
   s->cx.model = UINT32_MAX;
-  if (bad || s->failed) return s->status ? s->status : CDEVS_EMODEL;
-  return cdevs__reroute(s);
+  if (bad || s->failed) {
+    s->ndirty = 0;
+    return s->status ? s->status : CDEVS_EMODEL;
+  }
+  /* Each source once, in port order (a port's routes do not depend on the order);
+   * the root's inputs numbered after every output port there is now. */
+  if (s->ndirty) qsort(s->dirty, s->ndirty, sizeof *s->dirty, cmp_u32);
+  uint32_t w = 0, nout = s->out_base[s->n];
+  for (uint32_t k = 0; k < s->ndirty; k++) {
+    uint32_t g = s->dirty[k] & CDEVS_DIRTY_ROOT_IN ? nout + (s->dirty[k] & ~CDEVS_DIRTY_ROOT_IN) : s->dirty[k];
+    if (!w || s->dirty[w - 1] != g) s->dirty[w++] = g;
+  }
+  s->ndirty = 0;
+  return cdevs__reroute(s, s->dirty, w);
 }
 
 void cdevs__changes_free(cdevs_sim *s) {
@@ -397,4 +489,5 @@ void cdevs__changes_free(cdevs_sim *s) {
       }
   if (s->dead) cdevs__free(a, s->dead, s->cap);
   s->dead = NULL;
+  cdevs__overlay_free(s);
 }
