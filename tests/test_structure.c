@@ -386,6 +386,10 @@ static void bad_int(cdevs_ctx *cx, void *state) {
     cdevs_ctx_remove(cx, self);
     cdevs_ctx_add_atomic(cx, s->root, "late", &sink_ops, NULL);
     break;
+  case 11: /* replaces itself: its successor and a coupling first, then its removal (allowed) */
+    cdevs_ctx_connect(cx, s->root, s->gen, "out", cdevs_ctx_add_atomic(cx, s->root, "heir", &sink_ops, NULL), "in");
+    cdevs_ctx_remove(cx, self);
+    break;
   case 5: /* a name taken */
     cdevs_ctx_add_atomic(cx, s->root, "gen", &sink_ops, NULL);
     break;
@@ -474,6 +478,21 @@ static void test_misuses(void) {
       /* the run stays stopped, its states kept */
       CHECK(cdevs_sim_run(sim, 20.0) != CDEVS_OK);
       CHECK(cdevs_sim_state(sim, gen) != NULL);
+    }
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+  }
+  { /* A model replacing itself (its successor asked for before its removal) runs on. */
+    cdevs_model *root = cdevs_root_new(NULL, "top");
+    cdevs_model *gen = cdevs_atomic_add(root, "gen", &gen_ops, NULL);
+    bad_state b = {11, root, NULL, gen};
+    cdevs_atomic_add(root, "bad", &bad_ops, &b);
+    cdevs_sim *sim = NULL;
+    int built = cdevs_sim_new(root, NULL, &sim) == CDEVS_OK;
+    CHECK(built);
+    if (built) {
+      CHECK(cdevs_sim_run(sim, 10.0) == CDEVS_OK);
+      CHECK(cdevs_model_child(root, "bad") == NULL && cdevs_model_child(root, "heir") != NULL);
     }
     cdevs_sim_free(sim);
     cdevs_model_free(root);

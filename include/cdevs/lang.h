@@ -131,6 +131,7 @@ struct cdevs_mo_stats {
   uint64_t syncs;     /* LIQSS_BDF: synchronizations of the classical part */
   uint64_t bdf_steps; /* LIQSS_BDF: CVODE's steps in the classical part (counted in steps too) */
   uint64_t bdf_states; /* LIQSS_BDF: the states in the classical part */
+  uint64_t switches;  /* changes of class (switch to) */
 };
 void cdevs_mo_stats_get(const void *state, cdevs_mo_stats *st);
 /* The same summed over the whole model in sim (the equation system and the

@@ -221,7 +221,9 @@ void cdevs_send(cdevs_ctx *cx, uint32_t to, int port, const cdevs_value *v);
  * reused), its init, and its first time advance from the instant; a removed one its
  * fini, its id staying dead (cdevs_sim_atomic gives NULL); and the routes of the
  * outputs follow the couplings. Observers' `structure` hook sees each change applied.
- * A request by a model removed earlier in the same queue, a removal of a model not
+ * A model may replace itself: what it asks for before asking for its own removal
+ * stands. A request by a model removed in the same instant otherwise (by another
+ * model, or after its own removal), a removal of a model not
  * in the tree, a coupling that exists already or does not exist, ports of different
  * kinds: errors of the run, which stops at the instant with every state kept.
  * The tree must be this simulator's alone (no other one built from it). Models added

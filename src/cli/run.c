@@ -857,6 +857,10 @@ static int run_cmd(int argc, char **argv) {
                     "transitions_per_s=%.0f%s\n",
             (unsigned long long)cdevs_proc_wip(world), tr, wall, wall > 0 ? (double)tr / wall : 0.0, stopped);
   }
+  if (ms.switches) { /* a model switching its class: how often, and where it ended */
+    size_t n = strlen(stopped);
+    snprintf(stopped + n, sizeof stopped - n, " class_switches=%llu", (unsigned long long)ms.switches);
+  }
   if (!world || cdevs_mo_state_count(mo))
   fprintf(stderr,
           "summary: method=%s states=%zu transitions=%llu zero_crossings=%llu wall_s=%.6f events_per_s=%.0f "

@@ -428,7 +428,9 @@ static int apply(cdevs_sim *s, const change *c, double t) {
 }
 
 /* A model that a removal of this instant takes away asks for nothing else in it,
- * whatever the order: its other requests are an error (the first one met). */
+ * whatever the order: its other requests are an error (the first one met). Except
+ * that a model may replace itself: what it asked for before asking for its own
+ * removal stands (a model switching its class adds its successor, then goes). */
 static int doomed_requests(cdevs_sim *s) {
   for (uint32_t k = 0; k < s->nchg; k++) {
     const change *r = &s->chg[k];
@@ -436,6 +438,7 @@ static int doomed_requests(cdevs_sim *s) {
     for (uint32_t j = 0; j < s->nchg; j++) {
       const change *c = &s->chg[j];
       if (c->kind == CH_REMOVE || c->by >= s->n) continue;
+      if (c->by == r->by && c->seq < r->seq && s->model[c->by] == r->m) continue; /* before its own removal */
       const cdevs_model *x = s->model[c->by];
       while (x && x != r->m) x = x->parent;
       if (!x) continue;

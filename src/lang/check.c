@@ -190,6 +190,14 @@ static void check_item(scope *s, const node *n, int stmt) {
       check_expr(s, n->kid[1]);
     }
     return;
+  case Q_SWITCH:
+    if (!s->in_when)
+      lang_error(s->d, n->line, n->col, "'switch to' belongs in a when clause: the class changes at an event");
+    /* The names on the left are the new class's (checked when it is compiled); the
+     * values are this class's expressions. */
+    for (int i = 0; i < n->nkid; i++)
+      if (n->kid[i]->nkid == 2) check_expr(s, n->kid[i]->kid[1]);
+    return;
   default:
     for (int i = 0; i < n->nkid; i++) check_expr(s, n->kid[i]);
   }

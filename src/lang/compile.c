@@ -1347,6 +1347,15 @@ void cdevs_mo_free(cdevs_mo *mo) {
   free(mo->out_names);
   for (uint32_t i = 0; i < mo->ndrawn; i++) free(mo->drawn_law[i]);
   free(mo->drawn), free(mo->drawn_val), free(mo->drawn_law);
+  lang_switching_free(mo);
+  for (uint32_t i = 0; i < mo->nsw; i++) {
+    mo_switch *w = &mo->sw[i];
+    for (uint32_t k = 0; k < w->nslots; k++) free(w->slot_name[k]);
+    free(w->cls), free(w->slot_name), free(w->slot_line), free(w->slot_col), free(w->slot_state);
+  }
+  free(mo->sw);
+  for (uint32_t i = 0; i < mo->nmodes; i++) cdevs_mo_free(mo->modes[i]);
+  free(mo->modes);
   free(mo);
 }
 
@@ -1609,6 +1618,61 @@ int cdevs_mo_load(const char *path, FILE *diag, cdevs_mo **out) {
   return buf ? load_src(path, buf, len, diag, 0, 0, out) : -1;
 }
 
+/* One class (flattened, fm) compiled into a new model *out (NULL after errors,
+ * reported on d): the drawn parameters for package seed `seed`, replication `rep`. */
+typedef struct class_ctx {
+  const char *path;
+  lang_diag *d;
+  lang_arena *a;
+  uint64_t seed, rep;
+} class_ctx;
+
+static int compile_flat(const ast_model *fm, const class_ctx *x, cdevs_mo **out) {
+  *out = NULL;
+  cdevs_mo *mo = calloc(1, sizeof *mo);
+  comp c;
+  memset(&c, 0, sizeof c);
+  c.m = fm;
+  c.d = x->d;
+  cdevs__crand_seed(&c.rng, 1);
+  c.seed = x->seed, c.rep = x->rep;
+  c.mo = mo;
+  c.a = x->a;
+  int before = x->d->errors;
+  if (mo) mo->file = lang_dup(x->path);
+  if (!mo || !mo->file) {
+    lang_error(x->d, fm->line, fm->col, "out of memory");
+  } else if (compile(&c, mo) && x->d->errors == before) {
+    lang_error(x->d, 1, 1, "out of memory");
+  }
+  /* What compile did not hand over to mo. */
+  if (c.der)
+    for (uint32_t i = 0; i < c.counts[V_STATE]; i++) free(c.der[i].ins);
+  if (c.alg)
+    for (uint32_t i = 0; i < c.counts[V_ALG]; i++) free(c.alg[i].ins);
+  free(c.der), free(c.alg);
+  if (c.cross && mo) {
+    mo->spec.cross = c.cross;
+    mo->spec.n_cross = c.ncross;
+  }
+  free(c.syms), free(c.cls), free(c.cidx), free(c.cval), free(c.code), free(c.der_set), free(c.alg_set);
+  free(c.alg_line), free(c.alg_col), free(c.der_line), free(c.xdisc0), free(c.relh), free(c.rnd), free(c.gseen);
+  if (x->d->errors != before) {
+    cdevs_mo_free(mo);
+    return -1;
+  }
+  *out = mo;
+  return 0;
+}
+
+/* A class a model switches to: flattened and compiled (lang_modes_resolve's). */
+static int compile_mode(const ast_model *cls, void *ud, cdevs_mo **out) {
+  const class_ctx *x = ud;
+  *out = NULL;
+  const ast_model *fm = lang_flatten(cls, x->path, x->d, x->a);
+  return fm ? compile_flat(fm, x, out) : -1;
+}
+
 /* Parses, checks and compiles buf (NUL-terminated, taken and freed), drawing the
  * parameters that have a distribution for package seed `seed`, replication `rep`. */
 static int load_src(const char *path, char *buf, size_t len, FILE *diag, uint64_t seed, uint64_t rep,
@@ -1617,42 +1681,24 @@ static int load_src(const char *path, char *buf, size_t len, FILE *diag, uint64_
   lang_diag d = {.src = &src, .out = diag};
   lang_arena *a = arena_new();
   ast_model m;
-  cdevs_mo *mo = calloc(1, sizeof *mo);
-  comp c;
-  memset(&c, 0, sizeof c);
-  c.m = &m;
-  c.d = &d;
-  cdevs__crand_seed(&c.rng, 1);
-  c.seed = seed, c.rep = rep;
-  c.mo = mo;
-  c.a = a;
+  memset(&m, 0, sizeof m);
+  cdevs_mo *mo = NULL;
   int errors = -1;
-  if (mo) mo->file = lang_dup(path);
-  if (a && mo && mo->file) {
+  if (a) {
+    class_ctx x = {path, &d, a, seed, rep};
     const ast_model *fm = lang_front(&src, path, &d, a, &m);
-    c.m = fm;
-    if (fm && !d.errors && compile(&c, mo) && !d.errors) lang_error(&d, 1, 1, "out of memory");
+    if (fm && !d.errors && !compile_flat(fm, &x, &mo) && mo->nsw &&
+        lang_modes_resolve(mo, &m, &d, compile_mode, &x) && !d.errors)
+      lang_error(&d, 1, 1, "out of memory");
     errors = d.errors;
   } else if (diag) {
     fprintf(diag, "%s: out of memory\n", path);
   }
-  /* What compile did not hand over to mo. */
-  if (c.der)
-    for (uint32_t i = 0; i < c.counts[V_STATE]; i++) free(c.der[i].ins);
-  if (c.alg)
-    for (uint32_t i = 0; i < c.counts[V_ALG]; i++) free(c.alg[i].ins);
-  free(c.der), free(c.alg);
-  if (c.cross) {
-    mo->spec.cross = c.cross;
-    mo->spec.n_cross = c.ncross;
-  }
-  free(c.syms), free(c.cls), free(c.cidx), free(c.cval), free(c.code), free(c.der_set), free(c.alg_set);
-  free(c.alg_line), free(c.alg_col), free(c.der_line), free(c.xdisc0), free(c.relh), free(c.rnd), free(c.gseen);
   arena_free(a);
   free(buf);
   if (errors != 0) {
     cdevs_mo_free(mo);
-    return errors;
+    return errors ? errors : -1;
   }
   *out = mo;
   return 0;

@@ -126,6 +126,23 @@ typedef struct mo_link {
   int line, col; /* the connect() */
 } mo_link;
 
+/* A `switch to Name(x = e, …)` of the model: the class, where it is written, and the
+ * values it hands over: each slot's variable in the new class (a flat name, "x" or
+ * "v[2]"), and once the classes are compiled, its state there and the mode. */
+typedef struct mo_switch {
+  char *cls;
+  int line, col;
+  uint32_t nslots;
+  char **slot_name;
+  int *slot_line, *slot_col;
+  uint32_t *slot_state;
+  uint32_t mode; /* among the model's modes: 0 the model's own class, k modes[k - 1] */
+} mo_switch;
+
+/* A model that switches: what each of its instances (cdevs_mo_add) runs on
+ * (switching.c). */
+typedef struct mo_vs mo_vs;
+
 /* The context a library of another layer shares (cdevs_mo_set_context). */
 #define MO_MAX_CONTEXTS 4
 typedef struct mo_context {
@@ -188,7 +205,31 @@ struct cdevs_mo {
   uint32_t *drawn;
   double *drawn_val;
   char **drawn_law;
+  /* Its switches (`switch to`); and the model's (file's last class's) only: the other
+   * classes it switches to, directly or through those (its modes, each compiled
+   * whole), and the runs built from it (switching.c; the last one's in vs_last). */
+  mo_switch *sw;
+  uint32_t nsw;
+  char *sw_cls; /* a mode's: its class's name */
+  struct cdevs_mo **modes;
+  uint32_t nmodes;
+  mo_vs *vs_list, *vs_last;
 };
+
+/* The model's modes compiled and its switches resolved (compile.c calls it after
+ * compiling the model): 0, or -1 after located errors. compile_class compiles one
+ * class (flattened) into a new cdevs_mo. */
+typedef int lang_compile_class_fn(const ast_model *cls, void *ud, cdevs_mo **out);
+int lang_modes_resolve(cdevs_mo *top, const ast_model *file_top, lang_diag *d, lang_compile_class_fn *compile_class,
+                       void *ud);
+/* A switching model added to parent (cdevs_mo_add's work for it), and its pieces'
+ * release (cdevs_mo_free). */
+cdevs_model *lang_switching_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
+                                double tol, double abstol);
+void lang_switching_free(cdevs_mo *mo);
+/* The statistics of a switching model's run: the modes removed and the one running. */
+void lang_switching_stats(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st);
+int lang_switching_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **atomic, int *port);
 
 
 /* Shared between the compiler's files. */

@@ -739,6 +739,69 @@ static sys_crossing *new_cross(comp *c) {
 
 static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *n);
 
+/* switch to Name(x = e, …): an ACT_HANDOVER per value (slot k: the k-th), then
+ * ACT_SWITCH with the switch's number; the names are looked up in the new class
+ * once it is compiled (lang_modes_resolve). */
+static int switch_item(comp *c, const node *s, sys_action **acts, uint32_t *n) {
+  cdevs_mo *mo = c->mo;
+  if (!s->name) return -1; /* (the parser has reported it) */
+  mo_switch *nsw = realloc(mo->sw, (mo->nsw + 1) * sizeof *nsw);
+  if (!nsw) return c->oom = 1, -1;
+  mo->sw = nsw;
+  mo_switch *w = &nsw[mo->nsw++];
+  memset(w, 0, sizeof *w);
+  uint32_t ns = (uint32_t)s->nkid;
+  w->line = s->line, w->col = s->col;
+  w->cls = lang_dup(s->name);
+  w->slot_name = calloc(ns + 1, sizeof *w->slot_name);
+  w->slot_line = calloc(ns + 1, sizeof *w->slot_line);
+  w->slot_col = calloc(ns + 1, sizeof *w->slot_col);
+  w->slot_state = calloc(ns + 1, sizeof *w->slot_state);
+  sys_action *na = realloc(*acts, (*n + ns + 1) * sizeof *na);
+  if (!w->cls || !w->slot_name || !w->slot_line || !w->slot_col || !w->slot_state || !na) {
+    if (na) *acts = na;
+    return c->oom = 1, -1;
+  }
+  *acts = na;
+  for (uint32_t k = 0; k < ns; k++) {
+    const node *eq = s->kid[k], *r = eq->kid[0];
+    char nm[300];
+    int len = snprintf(nm, sizeof nm, "%s", r->name);
+    for (int d = 0; d < r->nkid && len > 0 && (size_t)len < sizeof nm; d++) {
+      int ok = 1;
+      double v = lang_ceval(c, r->kid[d], &ok);
+      if (!ok) return -1;
+      if (v != floor(v) || fabs(v) > 1e9) {
+        lang_error(c->d, r->kid[d]->line, r->kid[d]->col, "a subscript must be a whole number (it is %g)", v);
+        return -1;
+      }
+      len += snprintf(nm + len, sizeof nm - (size_t)len, "%s%.0f%s", d ? "," : "[", v, d + 1 == r->nkid ? "]" : "");
+    }
+    for (uint32_t j = 0; j < k; j++)
+      if (!strcmp(w->slot_name[j], nm)) {
+        lang_error(c->d, r->line, r->col, "'%s' is handed a value twice in this switch", nm);
+        return -1;
+      }
+    w->slot_name[k] = lang_dup(nm);
+    if (!w->slot_name[k]) return c->oom = 1, -1;
+    w->slot_line[k] = r->line, w->slot_col[k] = r->col;
+    w->nslots = k + 1;
+    sys_action *a = &(*acts)[(*n)++];
+    memset(a, 0, sizeof *a);
+    a->reinit = ACT_HANDOVER;
+    a->target = k;
+    c->in_handler = 1;
+    int bad = compile_expr(c, eq->kid[1], &a->value);
+    c->in_handler = 0;
+    if (bad) return -1;
+  }
+  sys_action *a = &(*acts)[(*n)++];
+  memset(a, 0, sizeof *a);
+  a->reinit = ACT_SWITCH;
+  a->target = mo->nsw - 1;
+  return 0;
+}
+
 static int handler_for(comp *c, const node *list, void *ud) {
   void **p = ud;
   return handler_list(c, list, (sys_action **)p[0], (uint32_t *)p[1]);
@@ -783,6 +846,13 @@ static int handler_list(comp *c, const node *list, sys_action **acts, uint32_t *
       }
       if (s->has_else && handler_list(c, s->kid[s->nkid - 1], acts, n)) return -1;
       for (int k = 0; k < nends; k++) (*acts)[ends[k]].target = *n;
+      continue;
+    }
+    if (s->kind == Q_SWITCH) {
+      if (switch_item(c, s, acts, n)) return -1;
+      if (i + 1 < list->nkid)
+        lang_warning(c->d, list->kid[i + 1]->line, list->kid[i + 1]->col,
+                     "this never runs: 'switch to' ends the when clause's actions");
       continue;
     }
     const node *target, *value;

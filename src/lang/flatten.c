@@ -363,6 +363,22 @@ static int component_ok(flat *f, const decl *d, const node *mod) {
   return -1;
 }
 
+/* The first `switch to` in n (a list or a statement), or NULL. */
+static const node *first_switch(const node *n) {
+  if (!n || n->kind == Q_SWITCH) return n;
+  if (n->kind != N_LIST && n->kind != Q_WHEN && n->kind != Q_IF && n->kind != Q_FOR) return NULL;
+  for (int i = 0; i < n->nkid; i++) {
+    const node *r = first_switch(n->kid[i]);
+    if (r) return r;
+  }
+  return NULL;
+}
+
+const node *lang_class_switch(const ast_model *c) {
+  const node *r = first_switch(c->equations);
+  return r ? r : first_switch(c->algorithms);
+}
+
 static void expand(flat *f, const ast_model *k, const char *prefix, const node *mods);
 static void expand_array(flat *f, const ast_model *k, const char *prefix, const decl *d, const ast_model *c,
                          const node *mod);
@@ -374,6 +390,15 @@ static void expand_decl(flat *f, const ast_model *k, const char *prefix, const d
   if (is_class_type(d)) {
     const ast_model *c = find_class(f, k, d->block, d);
     if (!c || component_ok(f, d, mod)) return;
+    const node *sw = lang_class_switch(c);
+    if (sw) { /* its switch would replace the model it is part of */
+      lang_error(f->d, d->line, d->col,
+                 "'%s' is of class %s, which switches to another class (switch to %s, line %d): such a class "
+                 "is a model, or a mode a model switches to, not a component", d->name, c->name,
+                 sw->name ? sw->name : "?", LANG_LINE(sw->line));
+      f->failed = 1;
+      return;
+    }
     if (c->graph) { /* a DEVS graph: one component, compiled whole (graph.c) */
       if (d->dims) {
         lang_error(f->d, d->line, d->col, "'%s': arrays of graphs are not supported; declare each", d->name);

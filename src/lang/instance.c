@@ -344,6 +344,7 @@ static int bind_contexts(cdevs_model *parent, cdevs_mo *mo) {
 cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
                           double tol, double abstol) {
   cdevs__sys_spec *sp = &mo->spec;
+  if (mo->nsw) return lang_switching_add(parent, name, mo, method, tol, abstol);
   if ((is_classical(method) || method == CDEVS_LIQSS_BDF) && !mo->ode) {
     cdevs_model_fail(parent, CDEVS_EINVAL,
                      "method %s integrates the equations with SUNDIALS CVODE, which this program was built "
@@ -477,6 +478,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
 
 int cdevs_mo_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **atomic, int *port) {
   if (i >= mo->n_out) return -1;
+  if (mo->nsw) return lang_switching_output_source(mo, i, atomic, port);
   if (mo->out_kind[i] == 3) {
     *atomic = mo->comps[mo->out_index[i]].model;
     *port = (int)mo->out_port[i];
@@ -492,6 +494,10 @@ int cdevs_mo_output_source(const cdevs_mo *mo, size_t i, const cdevs_model **ato
 
 void cdevs_mo_stats_sim(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st) {
   memset(st, 0, sizeof *st);
+  if (mo->nsw && mo->vs_last) {
+    lang_switching_stats(mo, sim, st);
+    return;
+  }
   if (mo->system && mo->in_use) mo->in_use->stats(cdevs_sim_state(sim, mo->system), st);
   else if (mo->system) cdevs_mo_stats_get(cdevs_sim_state(sim, mo->system), st);
   if (mo->bdf && mo->ode) { /* LIQSS_BDF's classical part: its CVODE steps, and its synchronizations */

@@ -105,6 +105,8 @@ typedef enum node_kind {
   Q_IF,     /* if c then body (elseif c then body)* (else body)? end if */
   Q_CONNECT, /* connect(a, b) */
   Q_EMIT,   /* p!v in a graph's internal transition: kid[0] the port (X_REF), kid[1] the value */
+  Q_SWITCH, /* switch to Name(x = e, …) in a when clause: name the class, kids Q_EQ (a
+               variable of the class = an expression of this one) */
   N_LIST    /* a sequence: equations, statements, dimensions */
 } node_kind;
 
@@ -264,6 +266,9 @@ int lang_graph_check(const ast_model *m, lang_diag *d);
  * has none. Classes read from other files are checked and become files of d. NULL
  * after errors. */
 const ast_model *lang_flatten(const ast_model *m, const char *path, lang_diag *d, lang_arena *a);
+
+/* The first `switch to` in class c's equations and algorithms, or NULL (flatten.c). */
+const node *lang_class_switch(const ast_model *c);
 
 /* The named constants every model can read (when it declares no variable of that
  * name): pi, and Modelica.Constants' pi, e, eps, small and g_n. 1 and *v, or 0. */

@@ -679,6 +679,34 @@ static node *item_inner(parser *p, int stmt) {
       n->has_else = 1;
     }
     end_block(p, "if");
+  } else if (tok_is(&t, "switch") && tok_is(peek(p), "to")) {
+    /* switch to Name(x = e, v[2] = e, …); — a change of model class (a when clause's) */
+    next(p);
+    next(p);
+    n = mk(p, Q_SWITCH, &t);
+    if (p->tok.kind != T_IDENT) {
+      expected(p, "the name of the model class to switch to");
+    } else {
+      n->name = intern(p, &p->tok);
+      next(p);
+      if (accept(p, T_LPAREN) && !accept(p, T_RPAREN)) {
+        do {
+          token at = p->tok;
+          node *l = expr(p);
+          if (l->kind != X_REF) {
+            err_at(p, &at, "expected a variable of %s to hand a value over to", n->name);
+            break;
+          }
+          node *eq = mk(p, Q_EQ, &at);
+          if (!expect(p, T_EQ, "'='")) break;
+          add(p, eq, l);
+          add(p, eq, expr(p));
+          add(p, n, eq);
+        } while (accept(p, T_COMMA));
+        if (!p->panic) expect(p, T_RPAREN, "')'");
+      }
+    }
+    expect(p, T_SEMI, "';'");
   } else if (tok_is(&t, "connect") && peek(p)->kind == T_LPAREN) {
     next(p);
     next(p);

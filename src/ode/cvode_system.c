@@ -453,6 +453,15 @@ typedef struct cv_handler {
   double t;
 } cv_handler;
 
+/* cdevs_mo_add refuses a model that switches its class under CVODE: should one get
+ * here, the run stops rather than going on as if it had not switched. */
+static int ch_switch(void *ud, uint32_t sw) {
+  (void)sw;
+  cv_handler *h = ud;
+  cdevs_ctx_fail(h->cx, "a 'switch to' ran under CVODE, which does not switch model classes");
+  return -1;
+}
+
 static int ch_value(void *ud, const sys_action *ac, double *v) {
   cv_handler *h = ud;
   cv_state *s = h->s;
@@ -496,7 +505,7 @@ static int handle(cdevs_ctx *cx, cv_state *s, uint32_t z, int dir, double t) {
   s->crossings++;
   if (s->zh[z] > 0.0 && !s->zself[z] && zeno_watch(cx, s, z, t)) return -1;
   load(s, t, NV_DATA_S(s->y), NULL, NULL);
-  static const sys_actions_ops ops = {ch_value, ch_reinit, ch_assign};
+  static const sys_actions_ops ops = {ch_value, ch_reinit, ch_assign, NULL, ch_switch};
   cv_handler h = {cx, s, z, t};
   return cdevs__sys_run_actions(acts, n, &ops, &h, s->disc, s->pre);
 }

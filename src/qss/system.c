@@ -42,6 +42,12 @@ typedef struct sys_state {
   const cdevs__sys_spec *sp;
   const cdevs__qss_method *m;
   int secant_a; /* cdevs__sys_arg's */
+  /* cdevs__sys_arg's switch (NULL: the model does not switch), and whether it has
+   * switched: then it is passive until its removal at the end of the instant. */
+  void (*handover)(void *ud, uint32_t slot, double v);
+  int (*switch_to)(cdevs_ctx *cx, const void *state, void *ud, uint32_t sw);
+  void *switch_ud;
+  int switched;
   const cdevs_alloc *alloc;
   cdevs__qvar *v;
   double (*alg)[4];
@@ -785,9 +791,16 @@ int cdevs__sys_run_actions(const sys_action *acts, uint32_t n, const sys_actions
       a = ac->target - 1;
       continue;
     }
+    if (ac->reinit == ACT_SWITCH) {
+      if (!ops->switch_to || ops->switch_to(ud, ac->target)) return -1;
+      break; /* a switch ends the handler */
+    }
     double v;
     if (ops->value(ud, ac, &v)) return -1;
-    if (ac->reinit == ACT_JUMP_UNLESS) {
+    if (ac->reinit == ACT_HANDOVER) {
+      if (!ops->handover) return -1;
+      ops->handover(ud, ac->target, v);
+    } else if (ac->reinit == ACT_JUMP_UNLESS) {
       if (v == 0.0) a = ac->target - 1;
     } else if (ac->reinit == ACT_REINIT) {
       ops->reinit(ud, ac->target, v);
@@ -839,11 +852,29 @@ static void qh_assign(void *ud, uint32_t d, double v) {
   if (h->s->disc[d] != v) set_disc(h->s, d, v); /* (what reads it is updated once, at changes_end) */
 }
 
+static void qh_handover(void *ud, uint32_t slot, double v) {
+  qss_handler *h = ud;
+  if (h->s->handover) h->s->handover(h->s->switch_ud, slot, v);
+}
+
+static int qh_switch(void *ud, uint32_t sw) {
+  qss_handler *h = ud;
+  sys_state *s = h->s;
+  if (!s->switch_to) { /* a model that switches, added as if it did not: never go on as if it had */
+    sys_fail(h->cx, h->t, "a 'switch to' of this model ran, but the model was not added as one that switches");
+    return -1;
+  }
+  if (s->switched) return 0; /* (one switch an instant: the first one's) */
+  s->switched = 1;
+  return s->switch_to(h->cx, s, s->switch_ud, sw);
+}
+
 static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint32_t n, double t) {
-  static const sys_actions_ops ops = {qh_value, qh_reinit, qh_assign};
+  static const sys_actions_ops ops = {qh_value, qh_reinit, qh_assign, qh_handover, qh_switch};
   qss_handler h = {cx, s, t};
   changes_begin(s);
   if (cdevs__sys_run_actions(acts, n, &ops, &h, s->disc, s->pre)) return -1;
+  if (s->switched) return 0; /* passive until it is removed, at the end of the instant */
   return changes_end(cx, s, t);
 }
 
@@ -991,6 +1022,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->cur_cross = UINT32_MAX; /* no handler runs during the start (plan_cross) */
   s->zeno_continue = a->zeno_continue;
   s->dqrel = a->dqrel, s->dqmin = a->dqmin;
+  s->handover = a->handover, s->switch_to = a->switch_to, s->switch_ud = a->switch_ud;
   s->stall_t = NAN;
   s->alloc = cdevs_ctx_alloc(cx);
   s->t = cdevs_ctx_time(cx);
@@ -1077,7 +1109,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   memcpy(s->disc, sp->disc0, sp->n_discs * sizeof(double));
   memcpy(s->pre, sp->disc0, sp->n_discs * sizeof(double));
   for (uint32_t i = 0; i < ns; i++) {
-    cdevs__qvar_init(&s->v[i], s->m, sp->x0[i], s->dqrel, s->dqmin, s->t);
+    cdevs__qvar_init(&s->v[i], s->m, a->x0 ? a->x0[i] : sp->x0[i], s->dqrel, s->dqmin, s->t);
     /* With the exact a, no step measures a secant: a state whose derivative does not
      * read it keeps a = 0 (its requantization may coincide with another state's). */
     s->v[i].a_exact = !s->secant_a;
@@ -1154,6 +1186,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
         uint32_t x = acts[k].target;
         if ((acts[k].reinit == ACT_REINIT || acts[k].reinit == ACT_ASSIGN) && by->start[x] != by->start[x + 1])
           quiet = 0;
+        if (acts[k].reinit == ACT_SWITCH) quiet = 0; /* a change of structure: a transition of its own */
       }
     }
     s->zquiet[z] = (uint8_t)quiet;
@@ -1185,6 +1218,7 @@ static void sys_fini(void *state) {
 
 static double sys_ta(const void *state) {
   const sys_state *s = state;
+  if (s->switched) return INFINITY;
   if (s->ndirty) return 0.0;
   return next_time(s) - s->t;
 }
@@ -1391,6 +1425,7 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   int rc = to > 0 ? run_handler(cx, s, c->on_rise, c->n_rise, t) : run_handler(cx, s, c->on_fall, c->n_fall, t);
   s->cur_cross = UINT32_MAX;
   if (rc) return -1;
+  if (s->switched) return 0;
   if (handled && !s->cur_touched && zeno_watch(cx, s, z, t, f)) return -1;
   if (!s->cur_touched && jumped) {
     if (plan_cross(cx, s, z, t, 0)) return -1; /* from the value it jumped to */
@@ -1425,6 +1460,7 @@ static int take_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
 
 static void sys_int(cdevs_ctx *cx, void *state) {
   sys_state *s = state;
+  if (s->switched) return;
   double t = s->t = cdevs_ctx_time(cx);
   if (s->ndirty) {
     for (uint32_t k = 0; k < s->ndirty; k++) s->out_dirty[s->dirty[k]] = 0;
@@ -1444,7 +1480,7 @@ static void sys_int(cdevs_ctx *cx, void *state) {
    * simulator's time to its event's: sys_fail.) */
   double h = cdevs_ctx_horizon(cx), last = t;
   uint32_t at_last = 0, taken = 0;
-  while (!s->ndirty && next_time(s) < h) {
+  while (!s->ndirty && !s->switched && next_time(s) < h) {
     if ((++taken & 1023) == 0 && cdevs_ctx_stopping(cx)) break; /* a stop request: seen within 1024 events */
     double tk = next_time(s);
     item = next_item(s);
@@ -1464,6 +1500,7 @@ static void sys_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   sys_state *s = state;
   const cdevs__sys_spec *sp = s->sp;
   uint32_t ns = sp->n_states;
+  if (s->switched) return; /* (removed at the end of the instant) */
   double t = s->t = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) {
     uint32_t k = (uint32_t)x->events[i].port;

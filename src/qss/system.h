@@ -82,7 +82,11 @@ typedef struct bc_code {
 
 /* One step of a zero-crossing handler, run in order: a discrete assignment, a
  * reinit, or a jump (if/elseif/else statements). */
-enum { ACT_ASSIGN = 0, ACT_REINIT = 1, ACT_JUMP_UNLESS = 2, ACT_JUMP = 3 };
+enum { ACT_ASSIGN = 0, ACT_REINIT = 1, ACT_JUMP_UNLESS = 2, ACT_JUMP = 3, ACT_HANDOVER = 4, ACT_SWITCH = 5 };
+/* A switch to another model class (`switch to Free(x = …, y = …)`): ACT_HANDOVER
+ * actions, one per value handed over (target: its slot, value: the value), then
+ * ACT_SWITCH (target: the switch's number in the model; no value), which ends the
+ * handler: the actions after it do not run. */
 typedef struct sys_action {
   int reinit;      /* ACT_*: the name is kept from when there were only two kinds */
   uint32_t target; /* state or discrete index; for jumps, the action to go to */
@@ -98,6 +102,11 @@ typedef struct sys_actions_ops {
   int (*value)(void *ud, const sys_action *ac, double *v); /* ac->value at this instant */
   void (*reinit)(void *ud, uint32_t state, double v);
   void (*assign)(void *ud, uint32_t disc, double v);
+  /* ACT_HANDOVER and ACT_SWITCH; an engine without them (NULL) never gets a model
+   * that switches (cdevs_mo_add refuses it). switch_to: 0, or nonzero after
+   * reporting why. */
+  void (*handover)(void *ud, uint32_t slot, double v);
+  int (*switch_to)(void *ud, uint32_t sw);
 } sys_actions_ops;
 int cdevs__sys_run_actions(const sys_action *acts, uint32_t n, const sys_actions_ops *ops, void *ud,
                            const double *disc, double *pre);
@@ -250,6 +259,17 @@ typedef struct cdevs__sys_arg {
    * mixed-mode run, src/ode), with CVODE's steps at most max_step (0: no bound). */
   int lagging;
   double max_step;
+  /* A model that switches to other model classes (the language's `switch to`): the
+   * initial states instead of the spec's x0 (those handed over, for a class switched
+   * to; NULL: x0), and the switch itself: handover(ud, slot, v) takes each value
+   * handed over, switch_to(cx, state, ud, sw) requests the change of structure (this
+   * system removed, the new class's added; it has the state for its statistics).
+   * After it the system is passive (ta = ∞) and emits nothing until it is removed at
+   * the end of the instant. NULL: the model does not switch. */
+  const double *x0;
+  void (*handover)(void *ud, uint32_t slot, double v);
+  int (*switch_to)(cdevs_ctx *cx, const void *state, void *ud, uint32_t sw);
+  void *switch_ud;
 } cdevs__sys_arg;
 
 /* Statistics of a running system (from its state). */

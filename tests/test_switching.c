@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Models that switch their class at run time (`switch to`, src/lang/switching.c), the
+ * examples of issue 21 against references computed here with SUNDIALS CVODE (root
+ * finding on the same switching conditions, each class's equations integrated in
+ * its own state space, the same handover maps), never against cdevs' own output:
+ *  - the string pendulum (examples/structure/string_pendulum.mo): the class switches
+ *    at the reference's event times, four of them, then it stays stretched;
+ *  - the machine (examples/structure/machine.mo): Engine2 swapped for Engine1 when
+ *    the flywheel passes 40, then w = 40 + 18 (t - t_swap) exactly;
+ *  - ARGESIM C7 by model switching (examples/c7/c7_switch.mo): the eight contacts of
+ *    test_c7's CVODE reference (examples/c7/README.md's table);
+ * every switch seen by the kernel's structure observer (a remove and an add each),
+ * the results continuous across switches; and the language's located errors.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include "cdevs/cdevs.h"
+#include "check.h"
+
+#ifndef EXAMPLES
+#define EXAMPLES "examples"
+#endif
+
+#define MAX_EV 64
+
+/* ---- References --------------------------------------------------------------------- */
+
+/* A system switching between classes: class c has n[c] states; rhs and root per
+ * class; at a root, map(c, y, y2) gives the next class's states and returns it. */
+typedef struct ref_sys {
+  int n[2];
+  int dir[2]; /* the direction of the crossing that switches, per class (when c becomes true) */
+  void (*rhs)(int c, const double *y, double *yd);
+  double (*root)(int c, const double *y);
+  int (*map)(int c, const double *y, double *y2);
+} ref_sys;
+
+typedef struct ref_ud {
+  const ref_sys *s;
+  int c;
+} ref_ud;
+
+static int cv_rhs(sunrealtype t, N_Vector y, N_Vector yd, void *ud) {
+  (void)t;
+  const ref_ud *u = ud;
+  u->s->rhs(u->c, NV_DATA_S(y), NV_DATA_S(yd));
+  return 0;
+}
+
+static int cv_root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
+  (void)t;
+  const ref_ud *u = ud;
+  g[0] = u->s->root(u->c, NV_DATA_S(y));
+  return 0;
+}
+
+/* Integrates from class c0 at y0 to t_end (rtol 1e-12, atol 1e-14, Adams): the
+ * switch times into ev (at most MAX_EV); the final class and states into *c_end,
+ * y_end. 0, or -1. */
+static int reference(const ref_sys *s, int c0, const double *y0, double t_end, double *ev, int *nev, int *c_end,
+                     double *y_end) {
+  SUNContext ctx = NULL;
+  if (SUNContext_Create(NULL, &ctx)) return -1;
+  ref_ud u = {s, c0};
+  double y[8];
+  memcpy(y, y0, (size_t)s->n[c0] * sizeof *y);
+  double t = 0.0;
+  int rc = -1;
+  *nev = 0;
+  while (t < t_end) {
+    int n = s->n[u.c];
+    N_Vector v = N_VNew_Serial(n, ctx);
+    void *mem = CVodeCreate(CV_ADAMS, ctx);
+    SUNMatrix A = SUNDenseMatrix(n, n, ctx);
+    SUNLinearSolver LS = v && A ? SUNLinSol_Dense(v, A, ctx) : NULL;
+    int ok = v && mem && A && LS;
+    if (ok) {
+      memcpy(NV_DATA_S(v), y, (size_t)n * sizeof *y);
+      ok = !CVodeInit(mem, cv_rhs, t, v) && !CVodeSStolerances(mem, 1e-12, 1e-14) && !CVodeSetUserData(mem, &u) &&
+           !CVodeSetLinearSolver(mem, LS, A) && !CVodeRootInit(mem, 1, cv_root) &&
+           !CVodeSetMaxNumSteps(mem, 10000000) && !CVodeSetStopTime(mem, t_end) &&
+           !CVodeSetRootDirection(mem, &(int){s->dir[u.c]});
+    }
+    int flag = ok ? CVode(mem, t_end, v, &t, CV_NORMAL) : -1;
+    if (flag >= 0) memcpy(y, NV_DATA_S(v), (size_t)n * sizeof *y);
+    SUNLinSolFree(LS), SUNMatDestroy(A), N_VDestroy(v), CVodeFree(&mem);
+    if (flag < 0) goto out;
+    if (flag != CV_ROOT_RETURN) break;
+    if (*nev == MAX_EV) goto out;
+    ev[(*nev)++] = t;
+    double y2[8];
+    u.c = s->map(u.c, y, y2);
+    memcpy(y, y2, sizeof y2);
+  }
+  *c_end = u.c;
+  memcpy(y_end, y, (size_t)s->n[u.c] * sizeof *y);
+  rc = 0;
+out:
+  SUNContext_Free(&ctx);
+  return rc;
+}
+
+/* The string pendulum: class 0 bound (phi, w), class 1 free (x, y, vx, vy). */
+static const double SP_L = 1.0, SP_G = 9.81, SP_K = 0.1;
+static void sp_rhs(int c, const double *y, double *yd) {
+  if (c == 0) {
+    yd[0] = y[1];
+    yd[1] = -SP_G / SP_L * sin(y[0]) - SP_K * y[1];
+  } else {
+    yd[0] = y[2], yd[1] = y[3];
+    yd[2] = -SP_K * y[2];
+    yd[3] = -SP_G - SP_K * y[3];
+  }
+}
+/* Bound: the thread's force per unit mass L w^2 + g cos(phi) (it goes slack below 0);
+ * free: x^2 + y^2 - L^2 (stretched at 0). */
+static double sp_root(int c, const double *y) {
+  return c == 0 ? SP_L * y[1] * y[1] + SP_G * cos(y[0]) : y[0] * y[0] + y[1] * y[1] - SP_L * SP_L;
+}
+static int sp_map(int c, const double *y, double *y2) {
+  if (c == 0) {
+    double phi = y[0], w = y[1];
+    y2[0] = SP_L * sin(phi), y2[1] = -SP_L * cos(phi), y2[2] = SP_L * w * cos(phi), y2[3] = SP_L * w * sin(phi);
+    return 1;
+  }
+  y2[0] = atan2(y[0], -y[1]);
+  y2[1] = (y[0] * y[3] - y[1] * y[2]) / (SP_L * SP_L);
+  return 0;
+}
+
+/* The machine: class 0 Engine2 (theta, w), class 1 Engine1 (w). */
+static void m_rhs(int c, const double *y, double *yd) {
+  if (c == 0) {
+    yd[0] = y[1];
+    yd[1] = 1.8 * 10.0 * (1.0 + sin(1.8 * y[0])) / 1.0;
+  } else {
+    yd[0] = 1.8 * 10.0 / 1.0;
+  }
+}
+static double m_root(int c, const double *y) { return c == 0 ? y[1] - 40.0 : 1.0; }
+static int m_map(int c, const double *y, double *y2) {
+  (void)c;
+  y2[0] = y[1];
+  return 1;
+}
+
+/* ---- The engine ------------------------------------------------------------------- */
+
+typedef struct seen {
+  int adds, removes;
+  double t_add[MAX_EV];
+  uint32_t relay;
+  double final[4];
+  int nfinal;
+} seen;
+
+static void on_structure(void *ud, double t, const char *what) {
+  seen *s = ud;
+  if (!strncmp(what, "add ", 4) && s->adds < MAX_EV) s->t_add[s->adds++] = t;
+  if (!strncmp(what, "remove ", 7)) s->removes++;
+}
+
+static void on_output(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
+  seen *s = ud;
+  (void)t;
+  if (atomic != s->relay || v->kind != CDEVS_TAYLOR) return;
+  if (port < 4) s->final[port] = v->u.taylor[0];
+  if (port + 1 > s->nfinal) s->nfinal = port + 1;
+}
+
+/* The x (port 0) sent by the relay: a polynomial each; continuity across a switch is
+ * checked on the value of the old one at t against the new one's. */
+typedef struct cont {
+  uint32_t relay;
+  int have;
+  double c[4], t0, worst;
+  int port;
+} cont;
+static void on_cont(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
+  cont *k = ud;
+  if (atomic != k->relay || port != k->port || v->kind != CDEVS_TAYLOR) return;
+  if (k->have) {
+    double tau = t - k->t0, old = k->c[0] + tau * (k->c[1] + tau * (k->c[2] + tau * k->c[3]));
+    double d = fabs(old - v->u.taylor[0]);
+    if (d > k->worst) k->worst = d;
+  }
+  k->have = 1, k->t0 = t;
+  for (int i = 0; i < 4; i++) k->c[i] = i <= v->order ? v->u.taylor[i] : 0.0;
+}
+
+/* Runs mo (taken) at its own method and tolerances (or tol > 0) to t_end; what the
+ * observers saw into s, k. */
+static int run_mo(cdevs_mo *mo, double tol, double t_end, seen *s, cont *k, cdevs_mo_stats *ms) {
+  memset(s, 0, sizeof *s);
+  cdevs_mo_experiment e;
+  cdevs_mo_experiment_get(mo, &e);
+  if (tol > 0) e.tol = tol, e.abstol = tol / 1000;
+  cdevs_model *root = cdevs_root_new(NULL, "t");
+  cdevs_model *m = cdevs_mo_add(root, "m", mo, e.method, e.tol, e.abstol);
+  cdevs_sim *sim = NULL;
+  int rc = -1;
+  if (!m || cdevs_sim_new(root, NULL, &sim)) {
+    fprintf(stderr, "%s\n", cdevs_model_errmsg(root));
+    check_failed++;
+    goto out;
+  }
+  const cdevs_model *relay;
+  int port;
+  CHECK(cdevs_mo_output_source(mo, 0, &relay, &port) == 0 && port == 0);
+  s->relay = k->relay = cdevs_sim_atomic_id(sim, relay);
+  static const cdevs_observer obs = {on_output, NULL, NULL, on_structure};
+  static const cdevs_observer cobs = {on_cont, NULL, NULL, NULL};
+  if (!CHECK_RUN(cdevs_sim_observe(sim, &obs, s)) || !CHECK_RUN(cdevs_sim_observe(sim, &cobs, k))) goto out;
+  if (!CHECK_RUN(cdevs_sim_run(sim, t_end))) {
+    fprintf(stderr, "  %s\n", cdevs_sim_errmsg(sim));
+    goto out;
+  }
+  cdevs_mo_stats_sim(mo, sim, ms);
+  rc = 0;
+out:
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+  cdevs_mo_free(mo);
+  return rc;
+}
+
+static int run_file(const char *file, double t_end, seen *s, cont *k, cdevs_mo_stats *ms) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", EXAMPLES, file);
+  cdevs_mo *mo = NULL;
+  if (cdevs_mo_load(path, stderr, &mo)) {
+    check_failed++;
+    return -1;
+  }
+  return run_mo(mo, 0.0, t_end, s, k, ms);
+}
+
+static void test_string_pendulum(void) {
+  /* (bound: the force falls through 0; free: the distance rises through L) */
+  static const ref_sys sys = {{2, 4}, {-1, 1}, sp_rhs, sp_root, sp_map};
+  double ev[MAX_EV], y_end[4], y0[2] = {0.0, 7.0};
+  int nev = 0, c_end = -1;
+  CHECK(reference(&sys, 0, y0, 10.0, ev, &nev, &c_end, y_end) == 0);
+  /* The seed's figures (Nytsch-Geusen §5, Fig. 11): four structural changes in two
+   * cycles, then the thread stays stretched. */
+  CHECK(nev == 4 && c_end == 0);
+  seen s;
+  cont k = {.port = 0};
+  cdevs_mo_stats ms;
+  if (run_file("structure/string_pendulum.mo", 10.0, &s, &k, &ms)) return;
+  CHECK(s.adds == nev && s.removes == nev && ms.switches == (uint64_t)nev);
+  double worst = 0.0;
+  for (int i = 0; i < nev && i < s.adds; i++) {
+    double d = fabs(s.t_add[i] - ev[i]);
+    if (d > worst) worst = d;
+  }
+  /* QSS3 at Tolerance 1e-8 (AbsTolerance 1e-10): the switching times to 1e-6. */
+  CHECK(worst < 1e-6);
+  /* x is continuous across the switches (the handover maps are exact). */
+  CHECK(k.worst < 1e-6);
+  /* At the end it is stretched: x^2 + y^2 = L^2, and x as the reference's. */
+  CHECK(s.nfinal == 3 && s.final[2] == 1.0);
+  printf("string pendulum: %d switches (reference %d: %.9f %.9f %.9f %.9f), max |dt| %.2g, max jump of x %.2g\n",
+         s.adds, nev, ev[0], ev[1], ev[2], ev[3], worst, k.worst);
+}
+
+static void test_machine(void) {
+  static const ref_sys sys = {{2, 1}, {1, 1}, m_rhs, m_root, m_map};
+  double ev[MAX_EV], y_end[2], y0[2] = {0.0, 0.0};
+  int nev = 0, c_end = -1;
+  CHECK(reference(&sys, 0, y0, 5.0, ev, &nev, &c_end, y_end) == 0);
+  CHECK(nev == 1 && c_end == 1);
+  seen s;
+  cont k = {.port = 0};
+  cdevs_mo_stats ms;
+  if (run_file("structure/machine.mo", 5.0, &s, &k, &ms)) return;
+  CHECK(s.adds == 1 && s.removes == 1);
+  CHECK(fabs(s.t_add[0] - ev[0]) < 1e-6);
+  /* After the swap the flywheel accelerates at ratio * T / J = 18 exactly: the last
+   * value sent is a line through 40 at the swap (QSS3 integrates a constant exactly). */
+  printf("machine: swap at t=%.10f (reference %.10f), w jump at the swap %.2g\n", s.t_add[0], ev[0], k.worst);
+  CHECK(k.worst < 1e-6);
+}
+
+/* examples/c7/README.md: the eight contacts by CVODE (test_c7's reference). */
+static void test_c7_switch(void) {
+  static const double ref[8] = {0.7034594858, 1.1517797076, 2.5904179875, 2.9905290566,
+                                4.5427413902, 4.8674877939, 6.6487071381, 6.7203841683};
+  seen s;
+  cont k = {.port = 0};
+  cdevs_mo_stats ms;
+  if (run_file("c7/c7_switch.mo", 10.0, &s, &k, &ms)) return;
+  CHECK(s.adds == 8 && s.removes == 8);
+  double worst = 0.0;
+  for (int i = 0; i < 8 && i < s.adds; i++)
+    if (fabs(s.t_add[i] - ref[i]) > worst) worst = fabs(s.t_add[i] - ref[i]);
+  CHECK(worst < 1e-6);
+  CHECK(k.worst < 1e-6); /* phi continuous across the switches */
+  printf("C7 by model switching: %d switches, max |dt| against CVODE %.2g\n", s.adds, worst);
+}
+
+/* ---- The language's errors ----------------------------------------------------------- */
+
+static void expect_error(const char *name, const char *text, const char *want) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cdevs_mo *mo = NULL;
+  int n = cdevs_mo_load_text(name, text, strlen(text), f, &mo);
+  fclose(f);
+  CHECK(n > 0 && mo == NULL && buf && strstr(buf, want) != NULL);
+  if (!buf || !strstr(buf, want)) fprintf(stderr, "  %s: wanted '%s', got:\n%s\n", name, want, buf ? buf : "");
+  cdevs_mo_free(mo);
+  free(buf);
+}
+
+#define FREE_CLASS                                                                                                     \
+  "model Free\n  Real x(start = 0), v(start = 0);\nequation\n  der(x) = v;\n  der(v) = -1;\nend Free;\n"
+
+static void test_errors(void) {
+  expect_error("unknown.mo",
+               FREE_CLASS "model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\nalgorithm\n  when x < 0.5 then\n"
+                          "    switch to Fre(x = x);\n  end when;\nend m;\n",
+               "unknown.mo:13:5: error: switch to 'Fre': no class of that name in this file; did you mean 'Free'?");
+  expect_error("notvar.mo",
+               FREE_CLASS "model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\nalgorithm\n  when x < 0.5 then\n"
+                          "    switch to Free(z = x);\n  end when;\nend m;\n",
+               "notvar.mo:13:20: error: 'z' is not a variable of Free");
+  expect_error("notstate.mo",
+               "model Free\n  Real x(start = 0), y;\nequation\n  der(x) = 1;\n  y = 2 * x;\nend Free;\n"
+               "model m\n  Real x(start = 1), y;\nequation\n  der(x) = -x;\n  y = x;\nalgorithm\n  when x < 0.5 then\n"
+               "    switch to Free(y = x);\n  end when;\nend m;\n",
+               "is not a state of Free");
+  expect_error("result.mo",
+               FREE_CLASS "model m\n  Real x(start = 1), u(start = 0);\nequation\n  der(x) = -x;\n  der(u) = 1;\n"
+                          "algorithm\n  when x < 0.5 then\n    switch to Free(x = x);\n  end when;\n"
+                          "  annotation(experiment(MMO_Output = {x, u}));\nend m;\n",
+               "'u', a result of this model, is not a variable of Free");
+  expect_error("outside.mo",
+               FREE_CLASS "model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\nalgorithm\n  switch to Free(x = x);\n"
+                          "end m;\n",
+               "outside.mo:12:3: error: 'switch to' belongs in a when clause");
+  expect_error("component.mo",
+               "model S\n  Real x(start = 1);\nequation\n  der(x) = -x;\nalgorithm\n  when x < 0.5 then\n"
+               "    switch to S(x = 1);\n  end when;\nend S;\nmodel m\n  S s;\nend m;\n",
+               "'s' is of class S, which switches to another class");
+  /* A switch under CVODE is refused when the model is added. */
+  const char *ok = FREE_CLASS "model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\nalgorithm\n  when x < 0.5 then\n"
+                              "    switch to Free(x = x);\n  end when;\n  annotation(experiment(MMO_Output = {x}));\nend m;\n";
+  cdevs_mo *mo = NULL;
+  CHECK(cdevs_mo_load_text("ok.mo", ok, strlen(ok), stderr, &mo) == 0);
+  if (mo) {
+    cdevs_model *root = cdevs_root_new(NULL, "t");
+    CHECK(cdevs_mo_add(root, "m", mo, CDEVS_CVODE_BDF, 1e-6, 1e-8) == NULL);
+    CHECK(strstr(cdevs_model_errmsg(root), "runs under the QSS methods") != NULL);
+    cdevs_model_free(root);
+    /* Under QSS it switches once, at x = 0.5 (t = ln 2), then falls with v' = -1. */
+    root = cdevs_root_new(NULL, "t");
+    cdevs_model *m = cdevs_mo_add(root, "m", mo, CDEVS_QSS3, 1e-8, 1e-10);
+    cdevs_sim *sim = NULL;
+    CHECK(m && cdevs_sim_new(root, NULL, &sim) == CDEVS_OK);
+    seen s;
+    memset(&s, 0, sizeof s);
+    static const cdevs_observer obs = {NULL, NULL, NULL, on_structure};
+    if (sim && CHECK_RUN(cdevs_sim_observe(sim, &obs, &s)) && CHECK_RUN(cdevs_sim_run(sim, 2.0))) {
+      CHECK(s.adds == 1 && fabs(s.t_add[0] - log(2.0)) < 1e-7);
+    }
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+    cdevs_mo_free(mo);
+  }
+}
+
+/* A class switching to itself (a reset of its states): x' = -x from 1, restarted at 1
+ * whenever it falls to 0.5, so x(3) = exp(-(3 - 4 ln 2)) after four switches. (The
+ * model's own class as the only target once ran as if it did not switch: the
+ * switches were dropped, x(3) = exp(-3), and the run ended with status 0.) */
+static void test_self_switch(void) {
+  const char *text = "model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\nalgorithm\n  when x < 0.5 then\n"
+                     "    switch to m(x = 1);\n  end when;\n  annotation(experiment(StopTime = 3, MMO_Output = {x}));\n"
+                     "end m;\n";
+  cdevs_mo *mo = NULL;
+  int loaded = cdevs_mo_load_text("self.mo", text, strlen(text), stderr, &mo) == 0;
+  CHECK(loaded);
+  if (!loaded) return;
+  seen s;
+  cont k = {.port = 0};
+  cdevs_mo_stats ms;
+  if (run_mo(mo, 1e-9, 3.0, &s, &k, &ms)) return;
+  CHECK(s.adds == 4 && ms.switches == 4);
+  for (int i = 0; i < s.adds; i++) CHECK(fabs(s.t_add[i] - (i + 1) * log(2.0)) < 1e-8);
+  /* the last polynomial sent, at 3 */
+  double tau = 3.0 - k.t0, x3 = k.c[0] + tau * (k.c[1] + tau * (k.c[2] + tau * k.c[3]));
+  CHECK(fabs(x3 - exp(-(3.0 - 4.0 * log(2.0)))) < 1e-7);
+}
+
+int main(void) {
+  test_self_switch();
+  test_string_pendulum();
+  test_machine();
+  test_c7_switch();
+  test_errors();
+  return check_report("test_switching");
+}
