@@ -1,15 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /* The default allocator, the small helpers the library allocates through, and how much
    memory the system has left for it. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include "alloc_impl.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+/* A block of 4 MiB or more is asked to be backed by huge pages where the system
+ * does that on request (transparent huge pages in "madvise" mode, Debian's default):
+ * building a DEVStone LI 400x400 tree (57 MB) otherwise takes some 14,000 page faults,
+ * half of its building time on a virtual machine. */
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+static void advise_huge(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+  if (!p || n < 2 * HUGE_PAGE) return;
+  uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1), e = ((uintptr_t)p + n) & ~(HUGE_PAGE - 1);
+  if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+  (void)p, (void)n;
+#endif
+}
 
 static void *libc_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   (void)ud;
@@ -18,7 +35,9 @@ static void *libc_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     free(ptr);
     return NULL;
   }
-  return realloc(ptr, nsize);
+  void *p = realloc(ptr, nsize);
+  if (nsize > osize) advise_huge(p, nsize);
+  return p;
 }
 
 static const cdevs_alloc libc_alloc = {libc_realloc, NULL};
@@ -29,6 +48,13 @@ void *cdevs__calloc(const cdevs_alloc *a, size_t n, size_t size) {
   if (size != 0 && n > SIZE_MAX / size) return NULL;
   size_t bytes = n * size;
   if (bytes == 0) bytes = 1;
+  /* A large block of the C library's is mapped fresh from the system, zero already:
+   * calloc does not write it (a large tree's arrays are then touched once, not twice). */
+  if (a->realloc == libc_realloc && bytes >= ((size_t)1 << 20)) {
+    void *p = calloc(1, bytes);
+    advise_huge(p, bytes);
+    return p;
+  }
   void *p = a->realloc(a->ud, NULL, 0, bytes);
   if (p) memset(p, 0, bytes);
   return p;

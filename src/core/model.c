@@ -17,15 +17,22 @@ static void *arena_alloc(root_info *ri, size_t size) {
   size = (size + 15u) & ~(size_t)15u;
   arena_chunk *c = ri->arena;
   if (!c || c->size - c->used < size) {
-    size_t csize = size > ARENA_CHUNK ? size : ARENA_CHUNK;
-    c = cdevs__calloc(&ri->alloc, 1, sizeof(arena_chunk) + csize);
+    /* Chunks grow with the tree (each as large as the last, doubled, up to 8 MiB):
+     * a large tree takes a few large blocks, which the allocator maps whole. Each
+     * piece is zeroed as it is handed out, so the unused end of the last chunk is
+     * never touched (no memory for it). */
+    size_t csize = c ? (c->size < ((size_t)8 << 20) ? 2 * c->size : c->size) : ARENA_CHUNK;
+    if (csize < size) csize = size;
+    c = ri->alloc.realloc(ri->alloc.ud, NULL, 0, sizeof(arena_chunk) + csize);
     if (!c) return NULL;
     c->size = csize;
+    c->used = 0;
     c->next = ri->arena;
     ri->arena = c;
   }
   void *p = c->data + c->used;
   c->used += size;
+  memset(p, 0, size);
   return p;
 }
 
