@@ -289,8 +289,11 @@ static void test_machine(void) {
   CHECK(fabs(s.t_add[0] - ev[0]) < 1e-6);
   /* After the swap the flywheel accelerates at ratio * T / J = 18 exactly: the last
    * value sent is a line through 40 at the swap (QSS3 integrates a constant exactly). */
-  printf("machine: swap at t=%.10f (reference %.10f), w jump at the swap %.2g\n", s.t_add[0], ev[0], k.worst);
+  double tau = 5.0 - k.t0, w5 = k.c[0] + tau * (k.c[1] + tau * (k.c[2] + tau * k.c[3]));
+  printf("machine: swap at t=%.10f (reference %.10f), w jump at the swap %.2g, w(5) %.8f (40 + 18 (5 - t_swap) = "
+         "%.8f)\n", s.t_add[0], ev[0], k.worst, w5, 40.0 + 18.0 * (5.0 - ev[0]));
   CHECK(k.worst < 1e-6);
+  CHECK(fabs(w5 - (40.0 + 18.0 * (5.0 - ev[0]))) < 1e-5);
 }
 
 /* examples/c7/README.md: the eight contacts by CVODE (test_c7's reference). */
