@@ -946,7 +946,123 @@ static void test_direct_send(void) {
   CHECK_CONTAINS(err, "to model 77");
 }
 
+/* ---- zero time advances: the batch of one instant ------------------------------------------
+ * Relays that get an input answer after ta = 0 (a zero-delay model's every event):
+ * their internal transitions in the next instant at the same time run in id order
+ * whatever order the inputs reached them in (the couplings are made in reverse), as a
+ * heap of (t, id) orders them, and their outputs reach the collector in that order;
+ * a model whose own time advance ends at that same instant joins them in id order. */
+typedef struct relay_state {
+  double sigma;
+  int64_t tag;
+} relay_state;
+static int relay_init(cdevs_ctx *cx, void *st, const void *arg) {
+  (void)cx;
+  relay_state *s = st;
+  s->sigma = *(const double *)arg;
+  s->tag = isinf(s->sigma) ? 0 : 100; /* the ones with a time of their own: 100 + id */
+  return 0;
+}
+static double relay_ta(const void *st) { return ((const relay_state *)st)->sigma; }
+static void relay_out(cdevs_ctx *cx, const void *st) {
+  cdevs_emit_int(cx, 0, ((const relay_state *)st)->tag + (int64_t)cdevs_ctx_self(cx));
+}
+static void relay_int(cdevs_ctx *cx, void *st) {
+  (void)cx;
+  ((relay_state *)st)->sigma = INFINITY;
+}
+static void relay_ext(cdevs_ctx *cx, void *st, double e, const cdevs_bag *x) {
+  (void)cx, (void)e, (void)x;
+  ((relay_state *)st)->sigma = 0.0;
+}
+static const cdevs_atomic_ops relay_ops = {.type = "Relay",
+                                           .state_size = sizeof(relay_state),
+                                           .arg_size = sizeof(double),
+                                           .inputs = ping_in,
+                                           .outputs = ping_out,
+                                           .init = relay_init,
+                                           .ta = relay_ta,
+                                           .output = relay_out,
+                                           .delta_int = relay_int,
+                                           .delta_ext = relay_ext};
+typedef struct order_log {
+  double t[64];
+  uint32_t id[64];
+  int n;
+  int64_t got[64];
+  int ngot;
+} order_log;
+static void order_transition(void *ud, double t, uint32_t atomic, cdevs_transition kind, size_t bag, double tn) {
+  (void)bag, (void)tn;
+  order_log *l = ud;
+  if (kind == CDEVS_INTERNAL && l->n < 64) l->t[l->n] = t, l->id[l->n++] = atomic;
+}
+typedef struct collect_state {
+  order_log *log;
+} collect_state;
+static int collect_init(cdevs_ctx *cx, void *st, const void *arg) {
+  (void)cx;
+  ((collect_state *)st)->log = *(order_log *const *)arg;
+  return 0;
+}
+static void collect_ext(cdevs_ctx *cx, void *st, double e, const cdevs_bag *x) {
+  (void)cx, (void)e;
+  order_log *l = ((collect_state *)st)->log;
+  for (size_t k = 0; k < x->n && l->ngot < 64; k++) l->got[l->ngot++] = x->events[k].value->u.integer;
+}
+static const cdevs_atomic_ops collect_ops = {.type = "Collect",
+                                             .state_size = sizeof(collect_state),
+                                             .arg_size = sizeof(order_log *),
+                                             .inputs = ping_in,
+                                             .init = collect_init,
+                                             .ta = passive_ta,
+                                             .delta_ext = collect_ext};
+
+static void test_zero_ta_order(void) {
+  cdevs_model *root = cdevs_root_new(NULL, "top");
+  double one = 1.0, two = 2.0, never = INFINITY;
+  cdevs_model *src = cdevs_atomic_add(root, "src", &relay_ops, &one); /* id 0: emits at 1 */
+  cdevs_model *r[6];
+  for (int k = 0; k < 6; k++) {
+    char nm[8];
+    snprintf(nm, sizeof nm, "r%d", k);
+    /* r3 also ends its own time advance at 1 (from its start, in the heap): it takes
+     * its input there in a confluent transition, then joins the batch. r5's own time
+     * (2) is replaced by its input's ta = 0. */
+    r[k] = cdevs_atomic_add(root, nm, &relay_ops, k == 3 ? &one : k == 5 ? &two : &never);
+  }
+  order_log log;
+  memset(&log, 0, sizeof log);
+  order_log *lp = &log;
+  cdevs_model *col = cdevs_atomic_add(root, "col", &collect_ops, &lp);
+  for (int k = 5; k >= 0; k--) cdevs_connect(root, src, "out", r[k], "in"); /* deliveries in reverse id order */
+  for (int k = 0; k < 6; k++) cdevs_connect(root, r[k], "out", col, "in");
+  cdevs_sim *sim = NULL;
+  CHECK(cdevs_sim_new(root, NULL, &sim) == CDEVS_OK);
+  static const cdevs_observer obs = {NULL, order_transition, NULL, NULL};
+  if (sim && CHECK_RUN(cdevs_sim_observe(sim, &obs, &log)) && CHECK_RUN(cdevs_sim_run(sim, 10.0))) {
+    /* Ids: src 0, r0..r5 1..6, col 7. t=1: src's internal (r3's is confluent); then
+     * at 1 again the batch, r3 first in, then r5 .. r0 as the inputs came: run in id
+     * order. */
+    static const uint32_t want[] = {0, 1, 2, 3, 4, 5, 6};
+    CHECK(log.n == 7);
+    for (int k = 0; k < log.n && k < 7; k++) {
+      CHECK(log.t[k] == 1.0);
+      CHECK(log.id[k] == want[k]);
+    }
+    /* the collector (src is not coupled to it): r3's 104 in the first instant, then
+     * the batch's outputs in id order (r3 and r5 with their tags of 100) */
+    static const int64_t got[] = {104, 1, 2, 3, 104, 5, 106};
+    CHECK(log.ngot == 7);
+    for (int k = 0; k < log.ngot && k < 7; k++) CHECK(log.got[k] == got[k]);
+    CHECK(isinf(cdevs_sim_next_time(sim)));
+  }
+  cdevs_sim_free(sim);
+  cdevs_model_free(root);
+}
+
 int main(void) {
+  test_zero_ta_order();
   test_efp();
   test_devslib_processor();
   test_concurrent_events();

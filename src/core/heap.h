@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #define HEAP_NONE UINT32_MAX
+#define HEAP_NOW (UINT32_MAX - 1) /* pos[id]: in the simulator's batch of one time (sim_impl.h) */
 
 /* Keys are (t, id): equal times are ordered by model id, which is the select order,
    so the same model gives the same event order on every run (libuv does the same). */

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "alloc_impl.h"
@@ -207,6 +208,7 @@ void cdevs_sim_free(cdevs_sim *s) {
   cdevs__free(a, s->heap.pos, n * sizeof *s->heap.pos);
   cdevs__free(a, s->imm, n * sizeof *s->imm);
   cdevs__free(a, s->touched, n * sizeof *s->touched);
+  cdevs__free(a, s->now, n * sizeof *s->now);
   if (s->fo_start) cdevs__free(a, s->fo, s->fo_start[nout] * sizeof *s->fo);
   cdevs__free(a, s->fo_start, ((size_t)nout + 1) * sizeof *s->fo_start);
   cdevs__free(a, s->out_kind, nout * sizeof *s->out_kind);
@@ -236,7 +238,7 @@ static inline int schedule(cdevs_sim *s, uint32_t i, double t) {
   }
   double tn = t + ta;
   s->tn[i] = tn;
-  heap_set(&s->heap, i, tn);
+  cdevs__sched_set(s, i, tn);
   return 0;
 }
 
@@ -286,8 +288,9 @@ cdevs_status cdevs_sim_new(const cdevs_model *root, const cdevs_sim_opts *opts, 
   s->heap.pos = cdevs__calloc(a, n, sizeof *s->heap.pos);
   s->imm = cdevs__calloc(a, n, sizeof *s->imm);
   s->touched = cdevs__calloc(a, n, sizeof *s->touched);
+  s->now = cdevs__calloc(a, n, sizeof *s->now);
   if (!s->state || !s->tl || !s->tn || !s->mark || !s->bag_head || !s->bag_tail || !s->heap.e ||
-      !s->heap.pos || !s->imm || !s->touched)
+      !s->heap.pos || !s->imm || !s->touched || !s->now)
     goto fail;
   for (uint32_t i = 0; i < n; i++) s->heap.pos[i] = HEAP_NONE;
 
@@ -352,7 +355,7 @@ fail:
 /* ---- the run loop ------------------------------------------------------------------------ */
 
 double cdevs_sim_next_time(const cdevs_sim *s) {
-  double t = heap_min_time(&s->heap);
+  double t = cdevs__next_t(s);
   return s->ninj && s->inj_t < t ? s->inj_t : t;
 }
 
@@ -429,9 +432,14 @@ static void name_models(cdevs_sim *s, char *buf, size_t size) {
  * `traced` is a compile-time constant at both call sites, so the observer calls
  * vanish from the untraced loop.
  */
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
 static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
   /* 1 */
-  double t = heap_min_time(&s->heap);
+  double t = cdevs__next_t(s);
   bool inputs = s->ninj && s->inj_t <= t;
   double reached = -INFINITY; /* where a lone δint's cdevs_ctx_advance took the time */
   if (inputs) t = s->inj_t;
@@ -440,7 +448,27 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
 
   /* 2 */
   uint32_t nimm = 0;
-  if (!inputs || heap_min_time(&s->heap) == t) {
+  if (s->nnow && s->now_t == t) {
+    /* The batch (Parallel DEVS only), in id order, merged with the heap's models at
+     * t (which come out of it in id order): the order pops alone would give. */
+    uint32_t *now = s->now, nn = s->nnow, a = 0;
+    uint32_t k = 1;
+    while (k < nn && now[k - 1] < now[k]) k++;
+    if (k < nn) qsort(now, nn, sizeof *now, cmp_u32);
+    const heap *h = &s->heap;
+    while (a < nn || (h->n && h->e[0].t == t)) {
+      uint32_t i;
+      if (a < nn && !(h->n && h->e[0].t == t && h->e[0].id < now[a])) {
+        i = now[a++];
+        s->heap.pos[i] = HEAP_NONE;
+      } else {
+        i = heap_pop(&s->heap);
+      }
+      s->imm[nimm++] = i;
+      s->mark[i] = MARK_IMMINENT;
+    }
+    s->nnow = 0;
+  } else if (!inputs || heap_min_time(&s->heap) == t) {
     do {
       uint32_t i = heap_pop(&s->heap);
       s->imm[nimm++] = i;
@@ -506,7 +534,7 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
     int watched = 0;
     for (uint32_t b = 0; b < s->nobs; b++) watched |= s->obs[b]->transition != NULL;
     if (!watched) {
-      double h = heap_min_time(&s->heap);
+      double h = cdevs__next_t(s);
       if (s->ninj && s->inj_t < h) h = s->inj_t;
       s->cx.horizon = h < s->until ? h : s->until;
     }
@@ -629,7 +657,7 @@ cdevs_status cdevs_sim_inject(cdevs_sim *s, double t, int port, const cdevs_valu
     return CDEVS_ESTATE;
   }
   if (port < 0 || (uint32_t)port >= s->n_root_in) return CDEVS_EINVAL;
-  if (isnan(t) || t < s->t_last || t > heap_min_time(&s->heap) || (s->ninj && t != s->inj_t))
+  if (isnan(t) || t < s->t_last || t > cdevs__next_t(s) || (s->ninj && t != s->inj_t))
     return CDEVS_ETIME;
   uint8_t k = (uint8_t)s->root->ports[CDEVS_IN][port].kind;
   if (k != CDEVS_ANY && k != v->kind) return CDEVS_EKIND;

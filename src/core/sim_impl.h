@@ -64,6 +64,12 @@ struct cdevs_sim {
   uint8_t *mark;
   uint32_t *bag_head, *bag_tail;
   heap heap;
+  /* Parallel DEVS: the models whose next event is at the time of the instant that
+   * scheduled them (ta = 0, the bulk of a zero-delay model's events), kept in a list
+   * beside the heap instead of in it (heap.pos HEAP_NOW): the next instant takes
+   * them all at once, in id order, merged with the heap's at that time. */
+  uint32_t *now, nnow;
+  double now_t;
 
   /* flattened fan-out: destinations of global output port g are fo[fo_start[g] .. fo_start[g+1]) */
   uint32_t *fo_start;
@@ -178,5 +184,34 @@ void cdevs__changes_free(cdevs_sim *s);
  * setting the error. */
 int cdevs__schedule(cdevs_sim *s, uint32_t i, double t);
 #define CDEVS_STATE_ALIGN 16u
+
+/* The next event time of any model: the heap's, or the batch's. */
+static inline double cdevs__next_t(const cdevs_sim *s) {
+  double t = heap_min_time(&s->heap);
+  return s->nnow && s->now_t < t ? s->now_t : t;
+}
+
+/* Model i's next event at tn (INFINITY: none): into the batch when tn is the time of
+ * the instant running (Parallel DEVS), else into the heap. */
+static inline void cdevs__sched_set(cdevs_sim *s, uint32_t i, double tn) {
+  uint32_t *pos = s->heap.pos;
+  if (pos[i] == HEAP_NOW) {
+    if (tn == s->now_t) return;
+    for (uint32_t k = 0; k < s->nnow; k++) /* (rare: a structure change) */
+      if (s->now[k] == i) {
+        s->now[k] = s->now[--s->nnow];
+        break;
+      }
+    pos[i] = HEAP_NONE;
+  }
+  if (tn == s->cx.t && s->opts.mode == CDEVS_PARALLEL && (s->nnow == 0 || s->now_t == tn)) {
+    if (pos[i] != HEAP_NONE) heap_remove_at(&s->heap, pos[i]);
+    s->now_t = tn;
+    s->now[s->nnow++] = i;
+    pos[i] = HEAP_NOW;
+    return;
+  }
+  heap_set(&s->heap, i, tn);
+}
 
 #endif

@@ -186,7 +186,8 @@ static int grow_atomics(cdevs_sim *s, uint32_t need) {
       {(void **)&s->mark, sizeof *s->mark, 0, NULL},     {(void **)&s->bag_head, sizeof *s->bag_head, 0, NULL},
       {(void **)&s->bag_tail, sizeof *s->bag_tail, 0, NULL}, {(void **)&s->heap.e, sizeof *s->heap.e, 0, NULL},
       {(void **)&s->heap.pos, sizeof *s->heap.pos, 0, NULL}, {(void **)&s->imm, sizeof *s->imm, 0, NULL},
-      {(void **)&s->touched, sizeof *s->touched, 0, NULL},   {(void **)&s->dead, 1, 0, NULL},
+      {(void **)&s->touched, sizeof *s->touched, 0, NULL},   {(void **)&s->now, sizeof *s->now, 0, NULL},
+      {(void **)&s->dead, 1, 0, NULL},
   };
   size_t narr = sizeof arr / sizeof arr[0];
   for (size_t k = 0; k < narr; k++) {
@@ -281,7 +282,7 @@ static int grow_list(cdevs_sim *s, void **list, void *few, uint32_t *cap, size_t
 /* Atomic model id, dead from now: fini, state freed. */
 static void stop_atomic(cdevs_sim *s, uint32_t i) {
   s->dead[i] = 1;
-  heap_set(&s->heap, i, INFINITY);
+  cdevs__sched_set(s, i, INFINITY);
   s->tn[i] = INFINITY;
   void *st = s->state[i];
   if (st) {
