@@ -104,6 +104,7 @@ int cli_devstone(int argc, char **argv) {
            (unsigned long long)c.internals, (unsigned long long)c.externals,
            (unsigned long long)c.events, t1 - t0, t2 - t1, cli_peak_rss_kb());
   }
+  if (!CLI_TEARDOWN) exit(rc); /* (everything is written: see CLI_TEARDOWN) */
   cdevs_sim_free(sim);
   cdevs_model_free(root);
   return rc;
