@@ -26,6 +26,7 @@ typedef struct flat {
   uint32_t nout, capout;
   struct fframe *fstack; /* follow's stack */
   uint32_t nfstack, capfstack;
+  uint32_t owner; /* visit_out's: the owner of the last port visited (they come in order) */
   bool oom;
 } flat;
 
@@ -321,7 +322,12 @@ static uint32_t owner_of(const cdevs_sim *s, uint32_t g) {
 
 static void visit_out(flat *f, uint32_t g) {
   cdevs_sim *s = f->s;
-  uint32_t lo = owner_of(s, g);
+  /* The ports come in order (collect_csr): the owner moves on from the last one's,
+   * the same as owner_of's (the last atomic whose first port is at or before g). */
+  uint32_t lo = f->owner;
+  if (lo >= s->n || s->out_base[lo] > g) lo = owner_of(s, g);
+  while (lo + 1 < s->n && s->out_base[lo + 1] <= g) lo++;
+  f->owner = lo;
   if (s->dead && s->dead[lo]) return; /* a removed model's ports route nowhere */
   const cdevs_model *m = s->model[lo];
   int32_t p = (int32_t)(g - s->out_base[lo]);
