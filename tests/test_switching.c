@@ -27,6 +27,7 @@
 
 #include "cdevs/cdevs.h"
 #include "check.h"
+#include "qss/system.h"
 
 #ifndef EXAMPLES
 #define EXAMPLES "examples"
@@ -201,11 +202,12 @@ static void on_cont(void *ud, double t, uint32_t atomic, int port, const cdevs_v
 
 /* Runs mo (taken) at its own method and tolerances (or tol > 0) to t_end; what the
  * observers saw into s, k. */
-static int run_mo(cdevs_mo *mo, double tol, double t_end, seen *s, cont *k, cdevs_mo_stats *ms) {
+static int run_mo(cdevs_mo *mo, double tol, int method, double t_end, seen *s, cont *k, cdevs_mo_stats *ms) {
   memset(s, 0, sizeof *s);
   cdevs_mo_experiment e;
   cdevs_mo_experiment_get(mo, &e);
   if (tol > 0) e.tol = tol, e.abstol = tol / 1000;
+  if (method >= 0) e.method = (cdevs_qss_method)method;
   cdevs_model *root = cdevs_root_new(NULL, "t");
   cdevs_model *m = cdevs_mo_add(root, "m", mo, e.method, e.tol, e.abstol);
   cdevs_sim *sim = NULL;
@@ -243,7 +245,7 @@ static int run_file(const char *file, double t_end, seen *s, cont *k, cdevs_mo_s
     check_failed++;
     return -1;
   }
-  return run_mo(mo, 0.0, t_end, s, k, ms);
+  return run_mo(mo, 0.0, -1, t_end, s, k, ms);
 }
 
 static void test_string_pendulum(void) {
@@ -255,24 +257,37 @@ static void test_string_pendulum(void) {
   /* The seed's figures (Nytsch-Geusen §5, Fig. 11): four structural changes in two
    * cycles, then the thread stays stretched. */
   CHECK(nev == 4 && c_end == 0);
-  seen s;
-  cont k = {.port = 0};
-  cdevs_mo_stats ms;
-  if (run_file("structure/string_pendulum.mo", 10.0, &s, &k, &ms)) return;
-  CHECK(s.adds == nev && s.removes == nev && ms.switches == (uint64_t)nev);
-  double worst = 0.0;
-  for (int i = 0; i < nev && i < s.adds; i++) {
-    double d = fabs(s.t_add[i] - ev[i]);
-    if (d > worst) worst = d;
+  /* Under each method of order 2 and 3 at Tolerance 1e-8 (AbsTolerance 1e-10): the
+   * switching times to 1e-6. (Under QSS2 and LIQSS2 the thread once went taut a
+   * microsecond after going slack, 14 switches in all: the handover was taken on q,
+   * and a relation at exactly 0 kept reading as true after it left 0.) */
+  static const cdevs_qss_method methods[] = {CDEVS_QSS3, CDEVS_QSS2, CDEVS_LIQSS2, CDEVS_LIQSS3};
+  for (size_t mi = 0; mi < sizeof methods / sizeof methods[0]; mi++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/structure/string_pendulum.mo", EXAMPLES);
+    cdevs_mo *mo = NULL;
+    if (cdevs_mo_load(path, stderr, &mo)) {
+      check_failed++;
+      return;
+    }
+    seen s;
+    cont k = {.port = 0};
+    cdevs_mo_stats ms;
+    if (run_mo(mo, 0.0, methods[mi], 10.0, &s, &k, &ms)) return;
+    CHECK(s.adds == nev && s.removes == nev && ms.switches == (uint64_t)nev);
+    double worst = 0.0;
+    for (int i = 0; i < nev && i < s.adds; i++) {
+      double d = fabs(s.t_add[i] - ev[i]);
+      if (d > worst) worst = d;
+    }
+    CHECK(worst < 1e-6);
+    /* x is continuous across the switches (the handover maps are exact). */
+    CHECK(k.worst < 1e-6);
+    /* At the end it is stretched. */
+    CHECK(s.nfinal == 3 && s.final[2] == 1.0);
+    printf("string pendulum, %s: %d switches (reference %d: %.9f %.9f %.9f %.9f), max |dt| %.2g, max jump of x "
+           "%.2g\n", cdevs_qss_method_name(methods[mi]), s.adds, nev, ev[0], ev[1], ev[2], ev[3], worst, k.worst);
   }
-  /* QSS3 at Tolerance 1e-8 (AbsTolerance 1e-10): the switching times to 1e-6. */
-  CHECK(worst < 1e-6);
-  /* x is continuous across the switches (the handover maps are exact). */
-  CHECK(k.worst < 1e-6);
-  /* At the end it is stretched: x^2 + y^2 = L^2, and x as the reference's. */
-  CHECK(s.nfinal == 3 && s.final[2] == 1.0);
-  printf("string pendulum: %d switches (reference %d: %.9f %.9f %.9f %.9f), max |dt| %.2g, max jump of x %.2g\n",
-         s.adds, nev, ev[0], ev[1], ev[2], ev[3], worst, k.worst);
 }
 
 static void test_machine(void) {
@@ -400,7 +415,7 @@ static void test_self_switch(void) {
   seen s;
   cont k = {.port = 0};
   cdevs_mo_stats ms;
-  if (run_mo(mo, 1e-9, 3.0, &s, &k, &ms)) return;
+  if (run_mo(mo, 1e-9, -1, 3.0, &s, &k, &ms)) return;
   CHECK(s.adds == 4 && ms.switches == 4);
   for (int i = 0; i < s.adds; i++) CHECK(fabs(s.t_add[i] - (i + 1) * log(2.0)) < 1e-8);
   /* the last polynomial sent, at 3 */
@@ -408,7 +423,60 @@ static void test_self_switch(void) {
   CHECK(fabs(x3 - exp(-(3.0 - 4.0 * log(2.0)))) < 1e-7);
 }
 
+/* A relation that starts at exactly 0 and leaves it: a bob started on the unit circle,
+ * moving along it slower than a circle needs, falls inside (x^2 + y^2 >= 1 held at the
+ * start, and no longer holds); `when x^2 + y^2 >= 1 and x*vx + y*vy > 0` fires when it
+ * comes back out to the circle moving outward, not when it starts moving outward
+ * inside (it did, at 0.5586, with x^2 + y^2 - 1 = -0.87, status 0). The reference: the
+ * free flight in closed form (x'' = -k x', y'' = -g - k y') and bisection on r^2 - 1. */
+static double ff_r2(double t, const double *s0, double k, double g) {
+  double e = (1.0 - exp(-k * t)) / k;
+  double x = s0[0] + s0[2] * e, y = s0[1] + (s0[3] + g / k) * e - g / k * t;
+  return x * x + y * y - 1.0;
+}
+static void test_relation_from_zero(void) {
+  const double phi = 2.4, w = 2.5, k = 0.1, g = 9.81;
+  const double s0[4] = {sin(phi), -cos(phi), w * cos(phi), w * sin(phi)};
+  /* the return to the circle: r^2 - 1 < 0 at 0.6, > 0 at 1.0 (checked), bisected */
+  double lo = 0.6, hi = 1.0;
+  CHECK(ff_r2(lo, s0, k, g) < 0 && ff_r2(hi, s0, k, g) > 0);
+  for (int i = 0; i < 200; i++) {
+    double mid = 0.5 * (lo + hi);
+    if (ff_r2(mid, s0, k, g) < 0) lo = mid;
+    else hi = mid;
+  }
+  const char *text =
+      "model a\n  parameter Real phi0 = 2.4, w0 = 2.5;\n"
+      "  Real x(start = sin(phi0)), y(start = -cos(phi0)), vx(start = w0 * cos(phi0)), vy(start = w0 * sin(phi0));\n"
+      "  discrete Real hit(start = 0);\nequation\n  der(x) = vx;\n  der(y) = vy;\n  der(vx) = -0.1 * vx;\n"
+      "  der(vy) = -9.81 - 0.1 * vy;\nalgorithm\n  when x^2 + y^2 >= 1 and x * vx + y * vy > 0 then\n"
+      "    hit := time;\n  end when;\n  annotation(experiment(StopTime = 1.5, Tolerance = 1e-8, AbsTolerance = 1e-10,"
+      " MMO_Output = {hit}));\nend a;\n";
+  static const cdevs_qss_method methods[] = {CDEVS_QSS2, CDEVS_QSS3, CDEVS_LIQSS2, CDEVS_LIQSS3};
+  for (size_t mi = 0; mi < sizeof methods / sizeof methods[0]; mi++) {
+    cdevs_mo *mo = NULL;
+    int loaded = cdevs_mo_load_text("rel.mo", text, strlen(text), stderr, &mo) == 0;
+    CHECK(loaded);
+    if (!loaded) return;
+    cdevs_model *root = cdevs_root_new(NULL, "t");
+    cdevs_model *m = cdevs_mo_add(root, "m", mo, methods[mi], 1e-8, 1e-10);
+    cdevs_sim *sim = NULL;
+    CHECK(m && cdevs_sim_new(root, NULL, &sim) == CDEVS_OK);
+    if (sim && CHECK_RUN(cdevs_sim_run(sim, 1.5))) {
+      double hit = cdevs__system_disc(cdevs_sim_state(sim, m), 0); /* (hit: the first discrete) */
+      CHECK(fabs(hit - lo) < 1e-6);
+      if (!(fabs(hit - lo) < 1e-6))
+        fprintf(stderr, "  %s: fired at %.10f, the bob is back on the circle at %.10f\n",
+                cdevs_qss_method_name(methods[mi]), hit, lo);
+    }
+    cdevs_sim_free(sim);
+    cdevs_model_free(root);
+    cdevs_mo_free(mo);
+  }
+}
+
 int main(void) {
+  test_relation_from_zero();
   test_self_switch();
   test_string_pendulum();
   test_machine();

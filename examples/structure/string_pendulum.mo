@@ -21,7 +21,12 @@ equation
   der(vx) = -k * vx;
   der(vy) = -g - k * vy;
 algorithm
-  when x^2 + y^2 >= L^2 then
+  // Taut again where the distance reaches L moving outward: the thread jerks only
+  // then. (Right after it goes slack the bob grazes the circle, x^2 + y^2 - L^2
+  // leaving 0 at third order; QSS2's straight-line q crosses it at second order, and
+  // the distance alone would find the thread taut a microsecond after it went
+  // slack.)
+  when x^2 + y^2 >= L^2 and x * vx + y * vy > 0 then
     switch to string_pendulum(phi = atan2(x, -y), w = (x * vy - y * vx) / L^2);
   end when;
 end Free;

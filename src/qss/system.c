@@ -662,6 +662,16 @@ static int plan_cross(cdevs_ctx *cx, sys_state *s, uint32_t z, double t, int req
   if (s->zsign[z] != 0 && beyond == -s->zsign[z]) {
     tfix(s, item, t); /* the function jumped past the level (a discrete changed): now */
     s->zjump[z] = 1;
+  } else if (s->zsign[z] == 0 && now != 0 && s->sp->cross[z].side_disc &&
+             s->disc[s->sp->cross[z].side_disc - 1] != now) {
+    /* A relation whose function has been exactly 0 (its side 0: a >= b held, a > b
+     * did not) leaves 0: its value changes, an event now, whose handler takes the
+     * new side. (It started at 0 before any slope was known, as a bob handed over
+     * onto the circle of its thread: `x^2 + y^2 >= L^2` then held, and went on
+     * holding inside the circle, with status 0.) */
+    s->zsign[z] = (int8_t)-now;
+    tfix(s, item, t);
+    s->zjump[z] = 1;
   } else if (s->zsign[z] == 0 && now != 0 && leaves_zero(s, z, now, f)) {
     /* A when's function at exactly 0 at the start (or since), leaving 0 for the side
      * where its strict condition holds (s > 0 heading up): the condition becomes
@@ -824,11 +834,15 @@ typedef struct qss_handler {
 static int qh_value(void *ud, const sys_action *ac, double *v) {
   qss_handler *h = ud;
   sys_state *s = h->s;
+  /* A value handed over to another class is its start: taken on the states' x, not
+   * on q, which lags by up to a quantum (started from q, a thread just gone slack in
+   * the string pendulum carried a force of up to a quantum the wrong way, and went
+   * taut again at once under QSS2). */
+  uint32_t seed = ac->reinit == ACT_HANDOVER ? SEED_X : UINT32_MAX;
   for (uint32_t i = 0; ac->value.reads_alg && i < ac->value.n; i++) /* the algebraics it reads, and theirs */
-    if (ac->value.ins[i].op == BC_ALG && ensure_algs(h->cx, s, &ac->value.ins[i].arg, 1, h->t, UINT32_MAX))
-      return -1;
-  bc_env env = {s->v, s->m, (const double (*)[4])s->alg, s->disc, s->sp->params, h->t, &s->rng, UINT32_MAX, UINT32_MAX,
-                s->pre};
+    if (ac->value.ins[i].op == BC_ALG && ensure_algs(h->cx, s, &ac->value.ins[i].arg, 1, h->t, seed)) return -1;
+  bc_env env = {s->v,  s->m, (const double (*)[4])(seed == SEED_X ? s->alg_seed : s->alg), s->disc, s->sp->params, h->t,
+                &s->rng, seed, UINT32_MAX, s->pre};
   double val[4];
   /* Values of states inside handlers are x, not q: evaluate with order 0 on q
    * after bringing q to x for the states the action reads would be costlier; QSS
