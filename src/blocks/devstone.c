@@ -98,11 +98,28 @@ const char *cdevs_devstone_type_name(cdevs_devstone_type t) {
   return (unsigned)t < 4 ? names[t] : "?";
 }
 
-static cdevs_model *atomic(cdevs_model *parent, const char *fmt, uint32_t a, uint32_t b,
+/* "<p><a>" or, with two numbers, "<p><a>_<b>" into buf (at least 32 bytes): the
+ * names of a model of 10^5 atomics, without printf's parsing for each. */
+static char *put_u32(char *o, uint32_t v) {
+  char d[10];
+  int n = 0;
+  do d[n++] = (char)('0' + v % 10), v /= 10; while (v);
+  while (n) *o++ = d[--n];
+  return o;
+}
+static const char *ds_name(char *buf, const char *p, uint32_t a, int two, uint32_t b) {
+  char *o = buf;
+  while (*p) *o++ = *p++;
+  o = put_u32(o, a);
+  if (two) *o++ = '_', o = put_u32(o, b);
+  *o = '\0';
+  return buf;
+}
+
+static cdevs_model *atomic(cdevs_model *parent, const char *prefix, uint32_t a, int two, uint32_t b,
                            const ds_arg *arg) {
   char name[48];
-  snprintf(name, sizeof name, fmt, a, b);
-  return cdevs_atomic_add(parent, name, &ds_ops, arg);
+  return cdevs_atomic_add(parent, ds_name(name, prefix, a, two, b), &ds_ops, arg);
 }
 
 /* The ports of a DEVStone level (a coupled model). */
@@ -127,7 +144,7 @@ static void level(cdevs_model *c, cdevs_model *child, const cdevs_devstone_param
     cdevs_model *prev = NULL;
     if (ho) cdevs_connect(c, c, "in", child, "in2");
     for (uint32_t i = 0; i + 1 < w; i++) {
-      cdevs_model *a = atomic(c, "a%u", i, 0, arg);
+      cdevs_model *a = atomic(c, "a", i, 0, 0, arg);
       cdevs_connect(c, c, ho ? "in2" : "in", a, "in");
       if (prev && p->type != CDEVS_DEVSTONE_LI) cdevs_connect(c, prev, "out", a, "in");
       if (ho) cdevs_connect(c, a, "out", c, "out2");
@@ -142,15 +159,15 @@ static void level(cdevs_model *c, cdevs_model *child, const cdevs_devstone_param
   uint32_t n1 = w - 1;
   /* Atomics of the row above are found by name (hashed), which needs no row arrays. */
   for (uint32_t i = 0; i < n1; i++) {
-    cdevs_model *a = atomic(c, "r1_%u", i, 0, arg);
+    cdevs_model *a = atomic(c, "r1_", i, 0, 0, arg);
     cdevs_connect(c, c, "in2", a, "in");
     cdevs_connect(c, a, "out", child, "in2");
   }
   for (uint32_t i = 0; i < n1; i++) {
-    cdevs_model *a = atomic(c, "r2_%u", i, 0, arg);
+    cdevs_model *a = atomic(c, "r2_", i, 0, 0, arg);
     if (i == 0) cdevs_connect(c, c, "in2", a, "in");
     for (uint32_t j = 0; j < n1; j++) {
-      snprintf(name, sizeof name, "r1_%u", j);
+      ds_name(name, "r1_", j, 0, 0);
       cdevs_connect(c, a, "out", cdevs_model_child(c, name), "in");
     }
   }
@@ -158,10 +175,10 @@ static void level(cdevs_model *c, cdevs_model *child, const cdevs_devstone_param
     uint32_t size = w - r + 1;
     for (uint32_t i = 0; i < size; i++) {
       char nm[32];
-      snprintf(nm, sizeof nm, "r%u_%u", r, i);
+      ds_name(nm, "r", r, 1, i);
       cdevs_model *a = cdevs_atomic_add(c, nm, &ds_ops, arg);
       if (i == 0) cdevs_connect(c, c, "in2", a, "in");
-      snprintf(name, sizeof name, "r%u_%u", r - 1, i + 1);
+      ds_name(name, "r", r - 1, 1, i + 1);
       cdevs_connect(c, a, "out", cdevs_model_child(c, name), "in");
     }
   }
@@ -241,7 +258,7 @@ cdevs_model *cdevs_devstone_build(const cdevs_alloc *a, const cdevs_devstone_par
   level_ports(c, p);
   for (uint32_t k = p->depth; k > 1 && c; k--) {
     char name[32];
-    snprintf(name, sizeof name, "l%u", k - 1);
+    ds_name(name, "l", k - 1, 0, 0);
     cdevs_model *child = cdevs_coupled_add(c, name);
     if (!child) break;
     level_ports(child, p);
@@ -249,7 +266,7 @@ cdevs_model *cdevs_devstone_build(const cdevs_alloc *a, const cdevs_devstone_par
     c = child;
   }
   if (c && cdevs_model_status(root) == CDEVS_OK) {
-    cdevs_model *inner = atomic(c, "a%u", 0, 0, &arg);
+    cdevs_model *inner = atomic(c, "a", 0, 0, 0, &arg);
     cdevs_connect(c, c, "in", inner, "in");
     cdevs_connect(c, inner, "out", c, "out");
   }
