@@ -26,6 +26,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include "cdevs/cdevs.h"
+#include "cdevs/ode.h"
 #include "check.h"
 #include "qss/system.h"
 
@@ -208,6 +209,7 @@ static int run_mo(cdevs_mo *mo, double tol, int method, double t_end, seen *s, c
   cdevs_mo_experiment_get(mo, &e);
   if (tol > 0) e.tol = tol, e.abstol = tol / 1000;
   if (method >= 0) e.method = (cdevs_qss_method)method;
+  cdevs_mo_set_ode(mo, &cdevs_ode_cvode); /* (for the classical methods) */
   cdevs_model *root = cdevs_root_new(NULL, "t");
   cdevs_model *m = cdevs_mo_add(root, "m", mo, e.method, e.tol, e.abstol);
   cdevs_sim *sim = NULL;
@@ -261,7 +263,8 @@ static void test_string_pendulum(void) {
    * switching times to 1e-6. (Under QSS2 and LIQSS2 the thread once went taut a
    * microsecond after going slack, 14 switches in all: the handover was taken on q,
    * and a relation at exactly 0 kept reading as true after it left 0.) */
-  static const cdevs_qss_method methods[] = {CDEVS_QSS3, CDEVS_QSS2, CDEVS_LIQSS2, CDEVS_LIQSS3};
+  static const cdevs_qss_method methods[] = {CDEVS_QSS3, CDEVS_QSS2, CDEVS_LIQSS2, CDEVS_LIQSS3, CDEVS_CVODE_BDF,
+                                             CDEVS_CVODE_AM};
   for (size_t mi = 0; mi < sizeof methods / sizeof methods[0]; mi++) {
     char path[512];
     snprintf(path, sizeof path, "%s/structure/string_pendulum.mo", EXAMPLES);
@@ -373,15 +376,20 @@ static void test_errors(void) {
                "model S\n  Real x(start = 1);\nequation\n  der(x) = -x;\nalgorithm\n  when x < 0.5 then\n"
                "    switch to S(x = 1);\n  end when;\nend S;\nmodel m\n  S s;\nend m;\n",
                "'s' is of class S, which switches to another class");
-  /* A switch under CVODE is refused when the model is added. */
+  /* A switch under LIQSS_BDF is refused when the model is added. */
   const char *ok = FREE_CLASS "model m\n  Real x(start = 1);\nequation\n  der(x) = -x;\nalgorithm\n  when x < 0.5 then\n"
                               "    switch to Free(x = x);\n  end when;\n  annotation(experiment(MMO_Output = {x}));\nend m;\n";
   cdevs_mo *mo = NULL;
   CHECK(cdevs_mo_load_text("ok.mo", ok, strlen(ok), stderr, &mo) == 0);
   if (mo) {
     cdevs_model *root = cdevs_root_new(NULL, "t");
+    CHECK(cdevs_mo_add(root, "m", mo, CDEVS_LIQSS_BDF, 1e-6, 1e-8) == NULL);
+    CHECK(strstr(cdevs_model_errmsg(root), "not LIQSS_BDF") != NULL);
+    cdevs_model_free(root);
+    /* A classical method without an integrator given (cdevs_mo_set_ode): refused. */
+    root = cdevs_root_new(NULL, "t");
     CHECK(cdevs_mo_add(root, "m", mo, CDEVS_CVODE_BDF, 1e-6, 1e-8) == NULL);
-    CHECK(strstr(cdevs_model_errmsg(root), "runs under the QSS methods") != NULL);
+    CHECK(strstr(cdevs_model_errmsg(root), "built without") != NULL);
     cdevs_model_free(root);
     /* Under QSS it switches once, at x = 0.5 (t = ln 2), then falls with v' = -1. */
     root = cdevs_root_new(NULL, "t");

@@ -42,6 +42,7 @@ struct mo_vs {
   double *pend; /* the values of the switch under way, by slot */
   uint64_t switches;
   cdevs_mo_stats acc; /* the counters of the systems removed */
+  void (*stats)(const void *state, cdevs_mo_stats *st); /* the running system's (QSS or CVODE) */
 };
 
 /* ---- Compiling the modes ------------------------------------------------------------ */
@@ -236,7 +237,7 @@ static int vs_switch(cdevs_ctx *cx, const void *state, void *ud, uint32_t sw) {
   memcpy(to->x0, tsp->x0, tsp->n_states * sizeof *to->x0);
   for (uint32_t k = 0; k < w->nslots; k++) to->x0[w->slot_state[k]] = vs->pend[k];
   cdevs_mo_stats st;
-  cdevs_mo_stats_get(state, &st);
+  vs->stats(state, &st);
   stats_add(&vs->acc, &st);
   cdevs__sys_arg a = to->arg;
   a.x0 = to->x0;
@@ -314,15 +315,23 @@ static int mode_outputs(const cdevs_mo *top, cdevs_mo *m) {
 
 cdevs_model *lang_switching_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
                                 double tol, double abstol) {
-  if (method == CDEVS_CVODE_BDF || method == CDEVS_CVODE_AM || method == CDEVS_LIQSS_BDF) {
+  int classical = method == CDEVS_CVODE_BDF || method == CDEVS_CVODE_AM;
+  if (method == CDEVS_LIQSS_BDF) {
     cdevs_model_fail(parent, CDEVS_EINVAL,
-                     "%s: a model that switches its class (switch to) runs under the QSS methods (QSS1-3, LIQSS1-3, "
-                     "mLIQSS2), not %s", mo->file ? mo->file : name, cdevs_qss_method_name(method));
+                     "%s: a model that switches its class (switch to) runs under QSS1-3, LIQSS1-3, mLIQSS2, CVODE_BDF "
+                     "or CVODE_AM, not LIQSS_BDF", mo->file ? mo->file : name);
+    return NULL;
+  }
+  if (classical && !mo->ode) {
+    cdevs_model_fail(parent, CDEVS_EINVAL,
+                     "method %s integrates the equations with SUNDIALS CVODE, which this program was built "
+                     "without (libcdevs_ode, Debian libsundials-dev)", cdevs_qss_method_name(method));
     return NULL;
   }
   mo_vs *vs = calloc(1, sizeof *vs);
   if (!vs) goto oom;
   vs->next = mo->vs_list, mo->vs_list = vs;
+  vs->stats = classical ? mo->ode->stats : cdevs_mo_stats_get; /* (of a running class's state) */
   vs->nmodes = mo->nmodes + 1, vs->n_out = mo->n_out;
   uint32_t no = vs->n_out;
   vs->modes = calloc(vs->nmodes, sizeof *vs->modes);
@@ -351,7 +360,7 @@ cdevs_model *lang_switching_add(cdevs_model *parent, const char *name, cdevs_mo 
     md->x0 = malloc((md->mo->spec.n_states + 1) * sizeof *md->x0);
     if (rc || !md->outs || !md->x0) goto oom;
     memcpy(md->outs, vs->relay_out, (no + 1) * sizeof *md->outs);
-    md->ops = cdevs__system_ops;
+    md->ops = classical ? *mo->ode->ops : cdevs__system_ops;
     md->ops.outputs = md->outs;
     md->arg = (cdevs__sys_arg){.spec = &md->mo->spec,
                                .method = method,
@@ -415,7 +424,7 @@ void lang_switching_stats(const cdevs_mo *mo, cdevs_sim *sim, cdevs_mo_stats *st
   const void *state = vs->cur ? cdevs_sim_state(sim, vs->cur) : NULL;
   if (state) {
     cdevs_mo_stats c;
-    cdevs_mo_stats_get(state, &c);
+    vs->stats(state, &c);
     stats_add(st, &c);
   }
   st->switches = vs->switches;
