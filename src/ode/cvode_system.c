@@ -46,12 +46,7 @@
 
 typedef struct cv_state {
   const cdevs__sys_spec *sp;
-  /* cdevs__sys_arg's switch (NULL: the model does not switch), and whether it has
-   * switched: then it is passive until its removal at the end of the instant. */
-  void (*handover)(void *ud, uint32_t slot, double v);
-  int (*switch_to)(cdevs_ctx *cx, const void *state, void *ud, uint32_t sw);
-  void *switch_ud;
-  int switched;
+  cdevs__sys_switching sw; /* cdevs__sys_arg's, and whether it has switched */
   const cdevs__qss_method *m; /* QSS3's: a state's q carries a series up to degree 2 */
   int bdf;
   int relations; /* crossings that are an equation's relation (side_disc): settle_sides' work */
@@ -459,26 +454,6 @@ typedef struct cv_handler {
   double t;
 } cv_handler;
 
-/* A switch to another class (src/lang/switching.c): the values handed over, then the
- * change of structure; a system not added as a switching model stops the run rather
- * than going on as if it had switched. */
-static void ch_handover(void *ud, uint32_t slot, double v) {
-  cv_handler *h = ud;
-  if (h->s->handover) h->s->handover(h->s->switch_ud, slot, v);
-}
-
-static int ch_switch(void *ud, uint32_t sw) {
-  cv_handler *h = ud;
-  cv_state *s = h->s;
-  if (!s->switch_to) {
-    cdevs_ctx_fail(h->cx, "a 'switch to' of this model ran, but the model was not added as one that switches");
-    return -1;
-  }
-  if (s->switched) return 0; /* (one switch an instant: the first one's) */
-  s->switched = 1;
-  return s->switch_to(h->cx, s, s->switch_ud, sw);
-}
-
 static int ch_value(void *ud, const sys_action *ac, double *v) {
   cv_handler *h = ud;
   cv_state *s = h->s;
@@ -522,9 +497,9 @@ static int handle(cdevs_ctx *cx, cv_state *s, uint32_t z, int dir, double t) {
   s->crossings++;
   if (s->zh[z] > 0.0 && !s->zself[z] && zeno_watch(cx, s, z, t)) return -1;
   load(s, t, NV_DATA_S(s->y), NULL, NULL);
-  static const sys_actions_ops ops = {ch_value, ch_reinit, ch_assign, ch_handover, ch_switch};
+  static const sys_actions_ops ops = {ch_value, ch_reinit, ch_assign};
   cv_handler h = {cx, s, z, t};
-  return cdevs__sys_run_actions(acts, n, &ops, &h, s->disc, s->pre);
+  return cdevs__sys_run_actions(acts, n, &ops, &h, s->disc, s->pre, &s->sw, cx, s);
 }
 
 /* The relations of equations take the sides their functions are on now (after a
@@ -569,7 +544,7 @@ static int samples_due(cdevs_ctx *cx, cv_state *s, double t, int *any) {
     if (c->sample_interval > 0.0 && s->disc[c->sample_disc] <= t) {
       *any = 1;
       if (handle(cx, s, z, 1, t)) return -1;
-      if (s->switched) return 0;
+      if (s->sw.switched) return 0;
     }
   }
   return 0;
@@ -601,7 +576,7 @@ static int jumps(cdevs_ctx *cx, cv_state *s, double t, double *g0, uint8_t *done
       if (a != 0 && a != b) {
         done[z] = 1, any = 1;
         rc = handle(cx, s, z, a, t);
-        if (s->switched) return rc;
+        if (s->sw.switched) return rc;
       }
     }
     if (!any) break;
@@ -652,9 +627,9 @@ static int zero_starts(cdevs_ctx *cx, cv_state *s, double t, int *any) {
     if (f[1] < 0.0 && c->fall_strict && c->n_fall) dir[z] = -1;
   }
   int rc = 0;
-  for (uint32_t z = 0; z < nz && !rc && !s->switched; z++)
+  for (uint32_t z = 0; z < nz && !rc && !s->sw.switched; z++)
     if (dir[z]) *any = 1, s->done[z] = 1, rc = handle(cx, s, z, dir[z], t);
-  return rc || !*any || s->switched ? rc : jumps(cx, s, t, s->g0, s->done);
+  return rc || !*any || s->sw.switched ? rc : jumps(cx, s, t, s->g0, s->done);
 }
 
 
@@ -1075,7 +1050,7 @@ static int cv_init(cdevs_ctx *cx, void *state, const void *arg) {
   cv_state *s = state;
   memset(s, 0, sizeof *s);
   s->sp = sp;
-  s->handover = a->handover, s->switch_to = a->switch_to, s->switch_ud = a->switch_ud;
+  s->sw = a->sw, s->sw.switched = 0;
   s->m = cdevs__qss_method_get(CDEVS_QSS3);
   s->bdf = a->method != CDEVS_CVODE_AM;
   s->rtol = a->dqrel, s->atol = a->dqmin > 0.0 ? a->dqmin : 1e-12;
@@ -1234,7 +1209,7 @@ static void cv_fini(void *state) {
 
 static double cv_ta(const void *state) {
   const cv_state *s = state;
-  if (s->switched) return INFINITY; /* (removed at the end of the instant) */
+  if (s->sw.switched) return INFINITY; /* (removed at the end of the instant) */
   return s->dirty ? 0.0 : s->tn - s->t;
 }
 
@@ -1250,7 +1225,6 @@ static void cv_output(cdevs_ctx *cx, const void *state) {
 
 static void cv_int(cdevs_ctx *cx, void *state) {
   cv_state *s = state;
-  if (s->switched) return;
   double t = s->t = cdevs_ctx_time(cx);
   s->err[0] = 0;
   if (s->dirty) { /* the outputs at t are sent */
@@ -1264,8 +1238,8 @@ static void cv_int(cdevs_ctx *cx, void *state) {
   }
   if (!s->started) { /* the start: samples due now, then the first step */
     int any = 0, zero = 0;
-    if (samples_due(cx, s, t, &any) || s->switched || settle_sides(cx, s, t) || zero_starts(cx, s, t, &zero) ||
-        s->switched)
+    if (samples_due(cx, s, t, &any) || s->sw.switched || settle_sides(cx, s, t) || zero_starts(cx, s, t, &zero) ||
+        s->sw.switched)
       return;
     if (zero || any) (void)restart(cx, s, t, NULL); /* (a handler may have reinit a state) */
     else (void)step(cx, s, t, NULL);
@@ -1297,16 +1271,15 @@ static void cv_int(cdevs_ctx *cx, void *state) {
     if (!s->roots[z]) continue;
     s->done[z] = 1;
     rc = handle(cx, s, z, dir, t);
-    if (s->switched) return; /* its successor goes on from here */
+    if (s->sw.switched) return; /* its successor goes on from here */
   }
   if (!rc) rc = jumps(cx, s, t, s->g0, s->done);
-  if (!rc && !s->switched) (void)restart(cx, s, t, NULL);
+  if (!rc && !s->sw.switched) (void)restart(cx, s, t, NULL);
 }
 
 static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   (void)e;
   cv_state *s = state;
-  if (s->switched) return;
   const cdevs__sys_spec *sp = s->sp;
   double t = s->t = cdevs_ctx_time(cx);
   s->err[0] = 0;
@@ -1346,7 +1319,7 @@ static void cv_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
     q->tq = t;
   }
   memset(s->done, starting, nz);
-  if (jumps(cx, s, t, s->g0, s->done) || s->switched) return;
+  if (jumps(cx, s, t, s->g0, s->done) || s->sw.switched) return;
   if (starting && nz) { /* the sides the start's values put the crossings on */
     if (roots(t, s->y, s->g1, s)) {
       cdevs_ctx_fail(cx, "%s", s->err);

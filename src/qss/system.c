@@ -42,12 +42,7 @@ typedef struct sys_state {
   const cdevs__sys_spec *sp;
   const cdevs__qss_method *m;
   int secant_a; /* cdevs__sys_arg's */
-  /* cdevs__sys_arg's switch (NULL: the model does not switch), and whether it has
-   * switched: then it is passive until its removal at the end of the instant. */
-  void (*handover)(void *ud, uint32_t slot, double v);
-  int (*switch_to)(cdevs_ctx *cx, const void *state, void *ud, uint32_t sw);
-  void *switch_ud;
-  int switched;
+  cdevs__sys_switching sw; /* cdevs__sys_arg's, and whether it has switched */
   const cdevs_alloc *alloc;
   cdevs__qvar *v;
   double (*alg)[4];
@@ -794,7 +789,8 @@ int cdevs__sys_self_changing(const cdevs__sys_spec *sp, const cdevs_alloc *a, ui
 }
 
 int cdevs__sys_run_actions(const sys_action *acts, uint32_t n, const sys_actions_ops *ops, void *ud,
-                           const double *disc, double *pre) {
+                           const double *disc, double *pre, cdevs__sys_switching *sw, cdevs_ctx *cx,
+                           const void *state) {
   for (uint32_t a = 0; a < n; a++) {
     const sys_action *ac = &acts[a];
     if (ac->reinit == ACT_JUMP) {
@@ -802,14 +798,20 @@ int cdevs__sys_run_actions(const sys_action *acts, uint32_t n, const sys_actions
       continue;
     }
     if (ac->reinit == ACT_SWITCH) {
-      if (!ops->switch_to || ops->switch_to(ud, ac->target)) return -1;
+      if (!sw || !sw->switch_to) { /* never go on as if it had switched */
+        cdevs_ctx_fail(cx, "a 'switch to' of this model ran, but the model was not added as one that switches");
+        return -1;
+      }
+      if (!sw->switched) { /* (one switch an instant: the first one's) */
+        sw->switched = 1;
+        if (sw->switch_to(cx, state, sw->ud, ac->target)) return -1;
+      }
       break; /* a switch ends the handler */
     }
     double v;
     if (ops->value(ud, ac, &v)) return -1;
     if (ac->reinit == ACT_HANDOVER) {
-      if (!ops->handover) return -1;
-      ops->handover(ud, ac->target, v);
+      if (sw && sw->handover) sw->handover(sw->ud, ac->target, v);
     } else if (ac->reinit == ACT_JUMP_UNLESS) {
       if (v == 0.0) a = ac->target - 1;
     } else if (ac->reinit == ACT_REINIT) {
@@ -866,29 +868,12 @@ static void qh_assign(void *ud, uint32_t d, double v) {
   if (h->s->disc[d] != v) set_disc(h->s, d, v); /* (what reads it is updated once, at changes_end) */
 }
 
-static void qh_handover(void *ud, uint32_t slot, double v) {
-  qss_handler *h = ud;
-  if (h->s->handover) h->s->handover(h->s->switch_ud, slot, v);
-}
-
-static int qh_switch(void *ud, uint32_t sw) {
-  qss_handler *h = ud;
-  sys_state *s = h->s;
-  if (!s->switch_to) { /* a model that switches, added as if it did not: never go on as if it had */
-    sys_fail(h->cx, h->t, "a 'switch to' of this model ran, but the model was not added as one that switches");
-    return -1;
-  }
-  if (s->switched) return 0; /* (one switch an instant: the first one's) */
-  s->switched = 1;
-  return s->switch_to(h->cx, s, s->switch_ud, sw);
-}
-
 static int run_handler(cdevs_ctx *cx, sys_state *s, const sys_action *acts, uint32_t n, double t) {
-  static const sys_actions_ops ops = {qh_value, qh_reinit, qh_assign, qh_handover, qh_switch};
+  static const sys_actions_ops ops = {qh_value, qh_reinit, qh_assign};
   qss_handler h = {cx, s, t};
   changes_begin(s);
-  if (cdevs__sys_run_actions(acts, n, &ops, &h, s->disc, s->pre)) return -1;
-  if (s->switched) return 0; /* passive until it is removed, at the end of the instant */
+  if (cdevs__sys_run_actions(acts, n, &ops, &h, s->disc, s->pre, &s->sw, cx, s)) return -1;
+  if (s->sw.switched) return 0; /* passive until it is removed, at the end of the instant */
   return changes_end(cx, s, t);
 }
 
@@ -1036,7 +1021,7 @@ static int sys_init(cdevs_ctx *cx, void *state, const void *arg) {
   s->cur_cross = UINT32_MAX; /* no handler runs during the start (plan_cross) */
   s->zeno_continue = a->zeno_continue;
   s->dqrel = a->dqrel, s->dqmin = a->dqmin;
-  s->handover = a->handover, s->switch_to = a->switch_to, s->switch_ud = a->switch_ud;
+  s->sw = a->sw, s->sw.switched = 0;
   s->stall_t = NAN;
   s->alloc = cdevs_ctx_alloc(cx);
   s->t = cdevs_ctx_time(cx);
@@ -1232,7 +1217,7 @@ static void sys_fini(void *state) {
 
 static double sys_ta(const void *state) {
   const sys_state *s = state;
-  if (s->switched) return INFINITY;
+  if (s->sw.switched) return INFINITY;
   if (s->ndirty) return 0.0;
   return next_time(s) - s->t;
 }
@@ -1439,7 +1424,7 @@ static int cross_event(cdevs_ctx *cx, sys_state *s, uint32_t z, double t) {
   int rc = to > 0 ? run_handler(cx, s, c->on_rise, c->n_rise, t) : run_handler(cx, s, c->on_fall, c->n_fall, t);
   s->cur_cross = UINT32_MAX;
   if (rc) return -1;
-  if (s->switched) return 0;
+  if (s->sw.switched) return 0;
   if (handled && !s->cur_touched && zeno_watch(cx, s, z, t, f)) return -1;
   if (!s->cur_touched && jumped) {
     if (plan_cross(cx, s, z, t, 0)) return -1; /* from the value it jumped to */
@@ -1474,7 +1459,6 @@ static int take_event(cdevs_ctx *cx, sys_state *s, uint32_t item, double t) {
 
 static void sys_int(cdevs_ctx *cx, void *state) {
   sys_state *s = state;
-  if (s->switched) return;
   double t = s->t = cdevs_ctx_time(cx);
   if (s->ndirty) {
     for (uint32_t k = 0; k < s->ndirty; k++) s->out_dirty[s->dirty[k]] = 0;
@@ -1482,7 +1466,7 @@ static void sys_int(cdevs_ctx *cx, void *state) {
     return;
   }
   uint32_t item = next_item(s), ns = s->sp->n_states;
-  if (take_event(cx, s, item, t)) return;
+  if (take_event(cx, s, item, t) || s->sw.switched) return; /* (the loop below takes no switch: not quiet) */
   /* Then its events before anything else happens (cdevs_ctx_horizon), as long as
    * each sends nothing: a state without outputs or a quiet crossing, in a model
    * without algebraic outputs. A transition through the simulator for each would
@@ -1494,7 +1478,7 @@ static void sys_int(cdevs_ctx *cx, void *state) {
    * simulator's time to its event's: sys_fail.) */
   double h = cdevs_ctx_horizon(cx), last = t;
   uint32_t at_last = 0, taken = 0;
-  while (!s->ndirty && !s->switched && next_time(s) < h) {
+  while (!s->ndirty && next_time(s) < h) {
     if ((++taken & 1023) == 0 && cdevs_ctx_stopping(cx)) break; /* a stop request: seen within 1024 events */
     double tk = next_time(s);
     item = next_item(s);
@@ -1514,7 +1498,6 @@ static void sys_ext(cdevs_ctx *cx, void *state, double e, const cdevs_bag *x) {
   sys_state *s = state;
   const cdevs__sys_spec *sp = s->sp;
   uint32_t ns = sp->n_states;
-  if (s->switched) return; /* (removed at the end of the instant) */
   double t = s->t = cdevs_ctx_time(cx);
   for (size_t i = 0; i < x->n; i++) {
     uint32_t k = (uint32_t)x->events[i].port;

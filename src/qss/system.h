@@ -102,14 +102,26 @@ typedef struct sys_actions_ops {
   int (*value)(void *ud, const sys_action *ac, double *v); /* ac->value at this instant */
   void (*reinit)(void *ud, uint32_t state, double v);
   void (*assign)(void *ud, uint32_t disc, double v);
-  /* ACT_HANDOVER and ACT_SWITCH; an engine without them (NULL) never gets a model
-   * that switches (cdevs_mo_add refuses it). switch_to: 0, or nonzero after
-   * reporting why. */
-  void (*handover)(void *ud, uint32_t slot, double v);
-  int (*switch_to)(void *ud, uint32_t sw);
 } sys_actions_ops;
+/* A model that switches to other model classes (the language's `switch to`): what
+ * takes the values handed over (handover(ud, slot, v)) and requests the change of
+ * structure (switch_to(cx, state, ud, sw): this system removed, the new class's added;
+ * it has the state for its statistics), from cdevs__sys_arg; and, in an engine's
+ * state, whether it has switched: then the system is passive (ta = ∞) and emits
+ * nothing until its removal at the end of the instant. NULL functions: the model does
+ * not switch. */
+typedef struct cdevs__sys_switching {
+  void (*handover)(void *ud, uint32_t slot, double v);
+  int (*switch_to)(cdevs_ctx *cx, const void *state, void *ud, uint32_t sw);
+  void *ud;
+  int switched;
+} cdevs__sys_switching;
+/* sw (NULL for the start's handlers, which never switch) runs ACT_HANDOVER and
+ * ACT_SWITCH for the engine whose state is `state`: a switch of a system not added as
+ * a switching one fails the run. */
 int cdevs__sys_run_actions(const sys_action *acts, uint32_t n, const sys_actions_ops *ops, void *ud,
-                           const double *disc, double *pre);
+                           const double *disc, double *pre, cdevs__sys_switching *sw, cdevs_ctx *cx,
+                           const void *state);
 
 typedef struct sys_crossing {
   bc_code f;             /* the zero-crossing function */
@@ -261,15 +273,9 @@ typedef struct cdevs__sys_arg {
   double max_step;
   /* A model that switches to other model classes (the language's `switch to`): the
    * initial states instead of the spec's x0 (those handed over, for a class switched
-   * to; NULL: x0), and the switch itself: handover(ud, slot, v) takes each value
-   * handed over, switch_to(cx, state, ud, sw) requests the change of structure (this
-   * system removed, the new class's added; it has the state for its statistics).
-   * After it the system is passive (ta = ∞) and emits nothing until it is removed at
-   * the end of the instant. NULL: the model does not switch. */
+   * to; NULL: x0), and the switch itself (cdevs__sys_switching). */
   const double *x0;
-  void (*handover)(void *ud, uint32_t slot, double v);
-  int (*switch_to)(cdevs_ctx *cx, const void *state, void *ud, uint32_t sw);
-  void *switch_ud;
+  cdevs__sys_switching sw;
 } cdevs__sys_arg;
 
 /* Statistics of a running system (from its state). */
