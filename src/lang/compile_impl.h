@@ -222,6 +222,12 @@ struct cdevs_mo {
 typedef int lang_compile_class_fn(const ast_model *cls, void *ud, cdevs_mo **out);
 int lang_modes_resolve(cdevs_mo *top, const ast_model *file_top, lang_diag *d, lang_compile_class_fn *compile_class,
                        void *ud);
+/* The argument of mo's equation system (spec sp) under method at tol, abstol, as
+ * cdevs_mo_add gives it (instance.c). */
+cdevs__sys_arg lang_sys_arg(const cdevs_mo *mo, const cdevs__sys_spec *sp, cdevs_qss_method method, double tol,
+                            double abstol);
+/* A variable's name as a port or model name of the kernel ("t.h" -> "t:h") into buf. */
+const char *lang_kernel_name(char *buf, size_t n, const char *name);
 /* A switching model added to parent (cdevs_mo_add's work for it), and its pieces'
  * release (cdevs_mo_free). */
 cdevs_model *lang_switching_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,

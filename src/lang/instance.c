@@ -176,7 +176,7 @@ int cdevs_mo_select_outputs(cdevs_mo *mo, const char *list, FILE *diag) {
 
 /* A model or port name of the kernel for a name of the model file: t1.k (the block k
  * of the component t1) as t1:k, a dot being what separates the levels of a path. */
-static const char *kernel_name(char *buf, size_t n, const char *name) {
+const char *lang_kernel_name(char *buf, size_t n, const char *name) {
   snprintf(buf, n, "%s", name);
   for (char *q = buf; *q; q++)
     if (*q == '.') *q = ':';
@@ -341,6 +341,17 @@ static int bind_contexts(cdevs_model *parent, cdevs_mo *mo) {
   return 0;
 }
 
+cdevs__sys_arg lang_sys_arg(const cdevs_mo *mo, const cdevs__sys_spec *sp, cdevs_qss_method method, double tol,
+                            double abstol) {
+  return (cdevs__sys_arg){.spec = sp,
+                          .method = method,
+                          .t_end = mo->t_end_set ? mo->t_end : mo->exp.stop,
+                          .secant_a = mo->jacobian == CDEVS_JAC_SECANT,
+                          .zeno_continue = mo->zeno == CDEVS_ZENO_CONTINUE,
+                          .dqrel = tol,
+                          .dqmin = abstol};
+}
+
 cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, cdevs_qss_method method,
                           double tol, double abstol) {
   cdevs__sys_spec *sp = &mo->spec;
@@ -355,7 +366,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   mo->in_use = is_classical(method) ? mo->ode : NULL;
   /* The tolerances go in the argument, which the kernel copies: each instance keeps
    * its own. */
-  mo->arg.dqrel = tol, mo->arg.dqmin = abstol;
+  mo->arg = lang_sys_arg(mo, sp, method, tol, abstol);
   /* The equation system's ports are the outputs that are its variables. */
   free(mo->sys_out_kind), free(mo->sys_out_index), free(mo->sys_out_names);
   /* The equation system's ports: the outputs that are its variables, then the
@@ -392,11 +403,6 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   sp->out_kind = mo->sys_out_kind;
   sp->out_index = mo->sys_out_index;
   sp->out_names = mo->sys_out_names;
-  mo->arg.spec = sp;
-  mo->arg.method = method;
-  mo->arg.t_end = mo->t_end_set ? mo->t_end : mo->exp.stop;
-  mo->arg.secant_a = mo->jacobian == CDEVS_JAC_SECANT;
-  mo->arg.zeno_continue = mo->zeno == CDEVS_ZENO_CONTINUE;
   int has_eqs = sp->n_states || sp->n_discs || sp->n_cross || sp->n_algs || sp->n_in || mo->nlinks;
   cdevs_model *holder = parent, *result;
   mo->system = mo->bdf = NULL;
@@ -433,9 +439,9 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
   }
   char kn[300];
   for (uint32_t o = 0; !mixed && mo->system && o < ns; o++)
-    cdevs_port_add(mo->system, CDEVS_OUT, kernel_name(kn, sizeof kn, mo->sys_out_names[o]), CDEVS_TAYLOR);
+    cdevs_port_add(mo->system, CDEVS_OUT, lang_kernel_name(kn, sizeof kn, mo->sys_out_names[o]), CDEVS_TAYLOR);
   for (uint32_t k = 0; !mixed && mo->system && k < mo->nins; k++)
-    cdevs_port_add(mo->system, CDEVS_IN, kernel_name(kn, sizeof kn, mo->ins[k].name), CDEVS_TAYLOR);
+    cdevs_port_add(mo->system, CDEVS_IN, lang_kernel_name(kn, sizeof kn, mo->ins[k].name), CDEVS_TAYLOR);
   for (uint32_t i = 0; i < mo->ncomps; i++) {
     mo_comp *k = &mo->comps[i];
     /* Integrators take the run's method, and every block with a quantum (dqrel,
@@ -452,7 +458,7 @@ cdevs_model *cdevs_mo_add(cdevs_model *parent, const char *name, cdevs_mo *mo, c
         memcpy(k->arg + lp->offset, rel ? &tol : &abstol, sizeof(double));
     }
     if (!k->b->ops) continue; /* a data module: declared in its context */
-    k->model = cdevs_atomic_add(holder, kernel_name(kn, sizeof kn, k->name), k->b->ops, k->b->arg_size ? k->arg : NULL);
+    k->model = cdevs_atomic_add(holder, lang_kernel_name(kn, sizeof kn, k->name), k->b->ops, k->b->arg_size ? k->arg : NULL);
   }
   for (uint32_t i = 0; i < mo->nconns; i++) {
     const mo_conn *cn = &mo->conns[i];

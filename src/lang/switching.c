@@ -47,20 +47,32 @@ struct mo_vs {
 
 /* ---- Compiling the modes ------------------------------------------------------------ */
 
-static const char *mode_cls(const cdevs_mo *top, const ast_model *file_top, uint32_t k) {
-  return k == 0 ? file_top->name : top->modes[k - 1]->sw_cls ? top->modes[k - 1]->sw_cls : "";
+/* Mode k of the model: 0 its own class, k the (k-1)-th it switches to. */
+static cdevs_mo *mode_of(const cdevs_mo *top, uint32_t k) { return k ? top->modes[k - 1] : (cdevs_mo *)top; }
+
+/* The flat scalar called name in m, or UINT32_MAX. */
+static uint32_t flat_named(const cdevs_mo *m, const char *name) {
+  for (uint32_t f = 0; f < m->nflat; f++)
+    if (!strcmp(m->names[f], name)) return f;
+  return UINT32_MAX;
+}
+
+/* Whether flat scalar f of m can be a result (a state, an algebraic or a discrete). */
+static int result_ok(const cdevs_mo *m, uint32_t f) {
+  return f != UINT32_MAX && (m->cls[f] == V_STATE || m->cls[f] == V_ALG || m->cls[f] == V_DISC);
 }
 
 int lang_modes_resolve(cdevs_mo *top, const ast_model *file_top, lang_diag *d, lang_compile_class_fn *compile_class,
                        void *ud) {
   /* Every class reachable by switches, each compiled once, in the order first met. */
+  if (!top->sw_cls && !(top->sw_cls = lang_dup(file_top->name))) return -1;
   for (uint32_t mi = 0; mi <= top->nmodes; mi++) {
-    cdevs_mo *mo = mi ? top->modes[mi - 1] : top;
+    cdevs_mo *mo = mode_of(top, mi);
     for (uint32_t i = 0; i < mo->nsw; i++) {
       mo_switch *w = &mo->sw[i];
       uint32_t k;
       for (k = 0; k <= top->nmodes; k++)
-        if (!strcmp(mode_cls(top, file_top, k), w->cls)) break;
+        if (!strcmp(mode_of(top, k)->sw_cls, w->cls)) break;
       if (k <= top->nmodes) {
         w->mode = k;
         continue;
@@ -111,16 +123,14 @@ int lang_modes_resolve(cdevs_mo *top, const ast_model *file_top, lang_diag *d, l
   /* The values handed over go to states of the new class; every result is a
    * variable of every class. */
   for (uint32_t mi = 0; mi <= top->nmodes; mi++) {
-    cdevs_mo *mo = mi ? top->modes[mi - 1] : top;
+    cdevs_mo *mo = mode_of(top, mi);
     for (uint32_t i = 0; i < mo->nsw; i++) {
       mo_switch *w = &mo->sw[i];
-      cdevs_mo *to = w->mode ? top->modes[w->mode - 1] : top;
-      const char *tn = mode_cls(top, file_top, w->mode);
+      cdevs_mo *to = mode_of(top, w->mode);
+      const char *tn = to->sw_cls;
       for (uint32_t s = 0; s < w->nslots; s++) {
-        uint32_t f;
-        for (f = 0; f < to->nflat && strcmp(to->names[f], w->slot_name[s]); f++) {
-        }
-        if (f == to->nflat) {
+        uint32_t f = flat_named(to, w->slot_name[s]);
+        if (f == UINT32_MAX) {
           lang_error(d, w->slot_line[s], w->slot_col[s], "'%s' is not a variable of %s", w->slot_name[s], tn);
           return -1;
         }
@@ -133,11 +143,7 @@ int lang_modes_resolve(cdevs_mo *top, const ast_model *file_top, lang_diag *d, l
         w->slot_state[s] = to->cidx[f];
       }
       for (uint32_t o = 0; o < top->n_out; o++) {
-        uint32_t f;
-        for (f = 0; f < to->nflat && strcmp(to->names[f], top->out_names[o]); f++) {
-        }
-        if (top->out_kind[o] > 2 || f == to->nflat ||
-            (to->cls[f] != V_STATE && to->cls[f] != V_ALG && to->cls[f] != V_DISC)) {
+        if (top->out_kind[o] > 2 || !result_ok(to, flat_named(to, top->out_names[o]))) {
           lang_error(d, w->line, w->col,
                      "'%s', a result of this model, is not a variable of %s, which it switches to: each result "
                      "(MMO_Output) must be one of every class the model switches between",
@@ -257,13 +263,6 @@ static int vs_switch(cdevs_ctx *cx, const void *state, void *ud, uint32_t sw) {
   return 0;
 }
 
-static const char *kernel_name(const char *name) { /* a.b -> a:b, malloc'd */
-  char *r = lang_dup(name);
-  for (char *q = r; q && *q; q++)
-    if (*q == '.') *q = ':';
-  return r;
-}
-
 static void vs_free(mo_vs *vs) {
   for (uint32_t k = 0; k < vs->nmodes; k++) {
     free(vs->modes[k].outs);
@@ -281,11 +280,6 @@ void lang_switching_free(cdevs_mo *mo) {
     mo->vs_list = n;
   }
   free(mo->sw_cls);
-  for (uint32_t k = 0; k < mo->nmodes; k++) {
-    cdevs_mo *m = mo->modes[k];
-    free(m->sys_out_kind), free(m->sys_out_index), free(m->sys_out_names);
-    m->sys_out_kind = NULL, m->sys_out_index = NULL, m->sys_out_names = NULL;
-  }
 }
 
 /* Mode m's results: the model's, by name (lang_modes_resolve checked that it has
@@ -298,12 +292,9 @@ static int mode_outputs(const cdevs_mo *top, cdevs_mo *m) {
   m->sys_out_names = malloc(n * sizeof *m->sys_out_names);
   if (!m->sys_out_kind || !m->sys_out_index || !m->sys_out_names) return -1;
   for (uint32_t o = 0; o < top->n_out; o++) {
-    uint32_t f;
-    for (f = 0; f < m->nflat && strcmp(m->names[f], top->out_names[o]); f++) {
-    }
-    if (f == m->nflat || top->out_kind[o] > 2) return -2;
+    uint32_t f = flat_named(m, top->out_names[o]);
+    if (top->out_kind[o] > 2 || !result_ok(m, f)) return -2; /* (another --vars since the model was checked) */
     int cls = m->cls[f];
-    if (cls != V_STATE && cls != V_ALG && cls != V_DISC) return -2;
     m->sys_out_kind[o] = (uint8_t)(cls == V_STATE ? 0 : cls == V_ALG ? 1 : 2);
     m->sys_out_index[o] = m->cidx[f];
     m->sys_out_names[o] = m->names[f];
@@ -340,7 +331,8 @@ cdevs_model *lang_switching_add(cdevs_model *parent, const char *name, cdevs_mo 
   vs->relay_out = calloc(no + 1, sizeof *vs->relay_out);
   if (!vs->modes || !vs->port_names || !vs->relay_in || !vs->relay_out) goto oom;
   for (uint32_t o = 0; o < no; o++) {
-    if (!(vs->port_names[o] = (char *)kernel_name(mo->out_names[o]))) goto oom;
+    char kn[300];
+    if (!(vs->port_names[o] = lang_dup(lang_kernel_name(kn, sizeof kn, mo->out_names[o])))) goto oom;
     vs->relay_in[o] = vs->relay_out[o] = (cdevs_port_def){vs->port_names[o], CDEVS_TAYLOR};
   }
   vs->relay_in[no] = vs->relay_out[no] = (cdevs_port_def){NULL, CDEVS_ANY};
@@ -348,8 +340,8 @@ cdevs_model *lang_switching_add(cdevs_model *parent, const char *name, cdevs_mo 
   for (uint32_t k = 0; k < vs->nmodes; k++) {
     mo_vs_mode *md = &vs->modes[k];
     md->vs = vs;
-    md->mo = k ? mo->modes[k - 1] : mo;
-    md->cls = k ? mo->modes[k - 1]->sw_cls : name;
+    md->mo = mode_of(mo, k);
+    md->cls = k ? md->mo->sw_cls : name; /* (the model's own: named as added) */
     int rc = mode_outputs(mo, md->mo);
     if (rc == -2) {
       cdevs_model_fail(parent, CDEVS_EINVAL, "%s: a result of the model is not a variable of %s, which it switches to",
@@ -362,16 +354,8 @@ cdevs_model *lang_switching_add(cdevs_model *parent, const char *name, cdevs_mo 
     memcpy(md->outs, vs->relay_out, (no + 1) * sizeof *md->outs);
     md->ops = classical ? *mo->ode->ops : cdevs__system_ops;
     md->ops.outputs = md->outs;
-    md->arg = (cdevs__sys_arg){.spec = &md->mo->spec,
-                               .method = method,
-                               .t_end = mo->t_end_set ? mo->t_end : mo->exp.stop,
-                               .secant_a = mo->jacobian == CDEVS_JAC_SECANT,
-                               .zeno_continue = mo->zeno == CDEVS_ZENO_CONTINUE,
-                               .dqrel = tol,
-                               .dqmin = abstol,
-                               .handover = vs_handover,
-                               .switch_to = vs_switch,
-                               .switch_ud = md};
+    md->arg = lang_sys_arg(mo, &md->mo->spec, method, tol, abstol); /* (the run's settings: the model's) */
+    md->arg.sw = (cdevs__sys_switching){.handover = vs_handover, .switch_to = vs_switch, .ud = md};
     for (uint32_t i = 0; i < md->mo->nsw; i++)
       if (md->mo->sw[i].nslots > npend) npend = md->mo->sw[i].nslots;
   }
@@ -398,7 +382,6 @@ cdevs_model *lang_switching_add(cdevs_model *parent, const char *name, cdevs_mo 
   vs->relay = cdevs_atomic_add(vs->holder, rname, &vs->relay_ops, &self);
   /* The model's own class runs first, from its start values. */
   vs->cur = cdevs_atomic_add(vs->holder, name, &vs->modes[0].ops, &vs->modes[0].arg);
-  vs->modes[0].cls = name;
   for (uint32_t o = 0; vs->cur && o < no; o++) {
     cdevs_connect(vs->holder, vs->cur, vs->port_names[o], vs->relay, vs->port_names[o]);
     cdevs_connect(vs->holder, vs->relay, vs->port_names[o], vs->holder, vs->port_names[o]);
