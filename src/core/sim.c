@@ -432,11 +432,6 @@ static void name_models(cdevs_sim *s, char *buf, size_t size) {
  * `traced` is a compile-time constant at both call sites, so the observer calls
  * vanish from the untraced loop.
  */
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
-}
-
 static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
   /* 1 */
   double t = cdevs__next_t(s);
@@ -448,32 +443,29 @@ static inline cdevs_status instant(cdevs_sim *s, const bool traced) {
 
   /* 2 */
   uint32_t nimm = 0;
-  if (s->nnow && s->now_t == t) {
-    /* The batch (Parallel DEVS only), in id order, merged with the heap's models at
-     * t (which come out of it in id order): the order pops alone would give. */
-    uint32_t *now = s->now, nn = s->nnow, a = 0;
-    uint32_t k = 1;
+  if (s->opts.mode == CDEVS_PARALLEL) {
+    /* Every model due at t: the batch (sorted by id when it is not already) merged
+     * with the heap's (which come out of it in id order): the order pops alone of
+     * one heap would give. */
+    uint32_t *now = s->now, nn = s->nnow && s->now_t == t ? s->nnow : 0, a = 0, k = 1;
     while (k < nn && now[k - 1] < now[k]) k++;
-    if (k < nn) qsort(now, nn, sizeof *now, cmp_u32);
-    const heap *h = &s->heap;
-    while (a < nn || (h->n && h->e[0].t == t)) {
+    if (k < nn) qsort(now, nn, sizeof *now, cdevs__cmp_u32);
+    for (;;) {
+      int from_heap = heap_min_time(&s->heap) == t;
+      if (a == nn && !from_heap) break;
       uint32_t i;
-      if (a < nn && !(h->n && h->e[0].t == t && h->e[0].id < now[a])) {
-        i = now[a++];
-        s->heap.pos[i] = HEAP_NONE;
-      } else {
+      if (a < nn && !(from_heap && s->heap.e[0].id < now[a]))
+        s->heap.pos[i = now[a++]] = HEAP_NONE;
+      else
         i = heap_pop(&s->heap);
-      }
       s->imm[nimm++] = i;
       s->mark[i] = MARK_IMMINENT;
     }
-    s->nnow = 0;
-  } else if (!inputs || heap_min_time(&s->heap) == t) {
-    do {
-      uint32_t i = heap_pop(&s->heap);
-      s->imm[nimm++] = i;
-      s->mark[i] = MARK_IMMINENT;
-    } while (s->opts.mode == CDEVS_PARALLEL && heap_min_time(&s->heap) == t);
+    if (nn) s->nnow = 0;
+  } else if (!inputs || heap_min_time(&s->heap) == t) { /* Classic DEVS: the one selected */
+    uint32_t i = heap_pop(&s->heap);
+    s->imm[nimm++] = i;
+    s->mark[i] = MARK_IMMINENT;
   }
   s->nimm = nimm;
 

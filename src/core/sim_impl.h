@@ -185,6 +185,9 @@ void cdevs__changes_free(cdevs_sim *s);
 int cdevs__schedule(cdevs_sim *s, uint32_t i, double t);
 #define CDEVS_STATE_ALIGN 16u
 
+/* qsort's comparison of uint32_t (structure.c). */
+int cdevs__cmp_u32(const void *pa, const void *pb);
+
 /* The next event time of any model: the heap's, or the batch's. */
 static inline double cdevs__next_t(const cdevs_sim *s) {
   double t = heap_min_time(&s->heap);

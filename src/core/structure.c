@@ -263,7 +263,7 @@ static int start_atomic(cdevs_sim *s, const change *c, double t) {
   return cdevs__schedule(s, id, t);
 }
 
-static int cmp_u32(const void *pa, const void *pb) {
+int cdevs__cmp_u32(const void *pa, const void *pb) {
   uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
   return a < b ? -1 : (a > b);
 }
@@ -324,7 +324,7 @@ static int stop_atomics(cdevs_sim *s, cdevs_model *m) {
     }
   }
   if (!r) {
-    if (nids) qsort(ids, nids, sizeof *ids, cmp_u32);
+    if (nids) qsort(ids, nids, sizeof *ids, cdevs__cmp_u32);
     for (uint32_t k = 0; k < nids; k++) stop_atomic(s, ids[k]);
   }
   if (ids != ids_few) cdevs__free(&s->alloc, ids, capids * sizeof *ids);
@@ -469,7 +469,7 @@ cdevs_status cdevs__apply_changes(cdevs_sim *s, double t) {
   }
   /* Each source once, in port order (a port's routes do not depend on the order);
    * the root's inputs numbered after every output port there is now. */
-  if (s->ndirty) qsort(s->dirty, s->ndirty, sizeof *s->dirty, cmp_u32);
+  if (s->ndirty) qsort(s->dirty, s->ndirty, sizeof *s->dirty, cdevs__cmp_u32);
   uint32_t w = 0, nout = s->out_base[s->n];
   for (uint32_t k = 0; k < s->ndirty; k++) {
     uint32_t g = s->dirty[k] & CDEVS_DIRTY_ROOT_IN ? nout + (s->dirty[k] & ~CDEVS_DIRTY_ROOT_IN) : s->dirty[k];
