@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Models that switch their class at run time (`switch to`, src/lang/switching.c), the
- * examples of issue 21 against references computed here with SUNDIALS CVODE (root
- * finding on the same switching conditions, each class's equations integrated in
- * its own state space, the same handover maps), never against cdevs' own output:
+ * examples of issue 21 against references computed here with SUNDIALS CVODE
+ * (ref_switched: root finding on the same switching conditions, each class's
+ * equations integrated in its own state space, the same handover maps), never
+ * against cdevs' own output:
  *  - the string pendulum (examples/structure/string_pendulum.mo): the class switches
  *    at the reference's event times, four of them, then it stays stretched;
  *  - the machine (examples/structure/machine.mo): Engine2 swapped for Engine1 when
  *    the flywheel passes 40, then w = 40 + 18 (t - t_swap) exactly;
  *  - ARGESIM C7 by model switching (examples/c7/c7_switch.mo): the eight contacts of
- *    test_c7's CVODE reference (examples/c7/README.md's table);
+ *    the pendulum switching its length (examples/c7/README.md);
  * every switch seen by the kernel's structure observer (a remove and an add each),
  * the results continuous across switches; and the language's located errors.
  */
@@ -19,16 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cvode/cvode.h>
-#include <nvector/nvector_serial.h>
-#include <sundials/sundials_context.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
-
 #include "cdevs/cdevs.h"
 #include "cdevs/ode.h"
 #include "check.h"
-#include "qss/system.h"
+#include "reference.h"
 
 #ifndef EXAMPLES
 #define EXAMPLES "examples"
@@ -36,80 +31,13 @@
 
 #define MAX_EV 64
 
-/* ---- References --------------------------------------------------------------------- */
+/* ---- References: ref_switched (src/cli/reference.c), CVODE in each class's states ---- */
 
-/* A system switching between classes: class c has n[c] states; rhs and root per
- * class; at a root, map(c, y, y2) gives the next class's states and returns it. */
-typedef struct ref_sys {
-  int n[2];
-  int dir[2]; /* the direction of the crossing that switches, per class (when c becomes true) */
-  void (*rhs)(int c, const double *y, double *yd);
-  double (*root)(int c, const double *y);
-  int (*map)(int c, const double *y, double *y2);
-} ref_sys;
-
-typedef struct ref_ud {
-  const ref_sys *s;
-  int c;
-} ref_ud;
-
-static int cv_rhs(sunrealtype t, N_Vector y, N_Vector yd, void *ud) {
-  (void)t;
-  const ref_ud *u = ud;
-  u->s->rhs(u->c, NV_DATA_S(y), NV_DATA_S(yd));
-  return 0;
-}
-
-static int cv_root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
-  (void)t;
-  const ref_ud *u = ud;
-  g[0] = u->s->root(u->c, NV_DATA_S(y));
-  return 0;
-}
-
-/* Integrates from class c0 at y0 to t_end (rtol 1e-12, atol 1e-14, Adams): the
- * switch times into ev (at most MAX_EV); the final class and states into *c_end,
- * y_end. 0, or -1. */
-static int reference(const ref_sys *s, int c0, const double *y0, double t_end, double *ev, int *nev, int *c_end,
-                     double *y_end) {
-  SUNContext ctx = NULL;
-  if (SUNContext_Create(NULL, &ctx)) return -1;
-  ref_ud u = {s, c0};
-  double y[8];
-  memcpy(y, y0, (size_t)s->n[c0] * sizeof *y);
-  double t = 0.0;
-  int rc = -1;
-  *nev = 0;
-  while (t < t_end) {
-    int n = s->n[u.c];
-    N_Vector v = N_VNew_Serial(n, ctx);
-    void *mem = CVodeCreate(CV_ADAMS, ctx);
-    SUNMatrix A = SUNDenseMatrix(n, n, ctx);
-    SUNLinearSolver LS = v && A ? SUNLinSol_Dense(v, A, ctx) : NULL;
-    int ok = v && mem && A && LS;
-    if (ok) {
-      memcpy(NV_DATA_S(v), y, (size_t)n * sizeof *y);
-      ok = !CVodeInit(mem, cv_rhs, t, v) && !CVodeSStolerances(mem, 1e-12, 1e-14) && !CVodeSetUserData(mem, &u) &&
-           !CVodeSetLinearSolver(mem, LS, A) && !CVodeRootInit(mem, 1, cv_root) &&
-           !CVodeSetMaxNumSteps(mem, 10000000) && !CVodeSetStopTime(mem, t_end) &&
-           !CVodeSetRootDirection(mem, &(int){s->dir[u.c]});
-    }
-    int flag = ok ? CVode(mem, t_end, v, &t, CV_NORMAL) : -1;
-    if (flag >= 0) memcpy(y, NV_DATA_S(v), (size_t)n * sizeof *y);
-    SUNLinSolFree(LS), SUNMatDestroy(A), N_VDestroy(v), CVodeFree(&mem);
-    if (flag < 0) goto out;
-    if (flag != CV_ROOT_RETURN) break;
-    if (*nev == MAX_EV) goto out;
-    ev[(*nev)++] = t;
-    double y2[8];
-    u.c = s->map(u.c, y, y2);
-    memcpy(y, y2, sizeof y2);
-  }
-  *c_end = u.c;
-  memcpy(y_end, y, (size_t)s->n[u.c] * sizeof *y);
-  rc = 0;
-out:
-  SUNContext_Free(&ctx);
+static int reference(const ref_switched_sys *sys, int c0, const double *x0, double t_end, double *ev, int *nev,
+                     int *c_end, double *x_end) {
+  char err[200];
+  int rc = ref_switched(sys, c0, x0, t_end, 1e-12, 1e-14, ev, MAX_EV, nev, c_end, x_end, err, sizeof err);
+  if (rc) fprintf(stderr, "reference: %s\n", err);
   return rc;
 }
 
@@ -252,7 +180,7 @@ static int run_file(const char *file, double t_end, seen *s, cont *k, cdevs_mo_s
 
 static void test_string_pendulum(void) {
   /* (bound: the force falls through 0; free: the distance rises through L) */
-  static const ref_sys sys = {{2, 4}, {-1, 1}, sp_rhs, sp_root, sp_map};
+  static const ref_switched_sys sys = {{2, 4}, {-1, 1}, sp_rhs, sp_root, sp_map};
   double ev[MAX_EV], y_end[4], y0[2] = {0.0, 7.0};
   int nev = 0, c_end = -1;
   CHECK(reference(&sys, 0, y0, 10.0, ev, &nev, &c_end, y_end) == 0);
@@ -294,7 +222,7 @@ static void test_string_pendulum(void) {
 }
 
 static void test_machine(void) {
-  static const ref_sys sys = {{2, 1}, {1, 1}, m_rhs, m_root, m_map};
+  static const ref_switched_sys sys = {{2, 1}, {1, 1}, m_rhs, m_root, m_map};
   double ev[MAX_EV], y_end[2], y0[2] = {0.0, 0.0};
   int nev = 0, c_end = -1;
   CHECK(reference(&sys, 0, y0, 5.0, ev, &nev, &c_end, y_end) == 0);
@@ -314,17 +242,38 @@ static void test_machine(void) {
   CHECK(fabs(w5 - (40.0 + 18.0 * (5.0 - ev[0]))) < 1e-5);
 }
 
-/* examples/c7/README.md: the eight contacts by CVODE (test_c7's reference). */
+/* ARGESIM C7, experiment 1 (examples/c7/README.md): class 0 the long pendulum, 1 the
+ * short one, each with (phi, v), v = len·phi' the bob's speed, which goes on at a
+ * contact; the rope wraps on the pin as phi falls through phip, leaves it as it rises. */
+#define C7_PI 3.14159265358979323846
+static const double C7_M = 1.02, C7_L = 1.0, C7_LP = 0.7, C7_G = 9.81, C7_D = 0.2, C7_PHIP = -C7_PI / 12;
+static void c7_rhs(int c, const double *x, double *dx) {
+  double len = c == 0 ? C7_L : C7_L - C7_LP;
+  dx[0] = x[1] / len;
+  dx[1] = -C7_G * sin(x[0]) - C7_D / C7_M * x[1];
+}
+static double c7_root(int c, const double *x) {
+  (void)c;
+  return x[0] - C7_PHIP;
+}
+static int c7_map(int c, const double *x, double *y) {
+  y[0] = x[0], y[1] = x[1];
+  return 1 - c;
+}
+
 static void test_c7_switch(void) {
-  static const double ref[8] = {0.7034594858, 1.1517797076, 2.5904179875, 2.9905290566,
-                                4.5427413902, 4.8674877939, 6.6487071381, 6.7203841683};
+  static const ref_switched_sys sys = {{2, 2}, {-1, 1}, c7_rhs, c7_root, c7_map};
+  double ref[MAX_EV], x_end[2], x0[2] = {C7_PI / 6, 0.0};
+  int nref = 0, c_end = -1;
+  CHECK(reference(&sys, 0, x0, 10.0, ref, &nref, &c_end, x_end) == 0);
+  CHECK(nref == 8); /* (the seed's Table 1: 8 contacts, the last about 6.72) */
   seen s;
   cont k = {.port = 0};
   cdevs_mo_stats ms;
   if (run_file("c7/c7_switch.mo", 10.0, &s, &k, &ms)) return;
-  CHECK(s.adds == 8 && s.removes == 8);
+  CHECK(s.adds == nref && s.removes == nref);
   double worst = 0.0;
-  for (int i = 0; i < 8 && i < s.adds; i++)
+  for (int i = 0; i < nref && i < s.adds; i++)
     if (fabs(s.t_add[i] - ref[i]) > worst) worst = fabs(s.t_add[i] - ref[i]);
   CHECK(worst < 1e-6);
   CHECK(k.worst < 1e-6); /* phi continuous across the switches */
@@ -437,6 +386,17 @@ static void test_self_switch(void) {
  * comes back out to the circle moving outward, not when it starts moving outward
  * inside (it did, at 0.5586, with x^2 + y^2 - 1 = -0.87, status 0). The reference: the
  * free flight in closed form (x'' = -k x', y'' = -g - k y') and bisection on r^2 - 1. */
+typedef struct last_value {
+  uint32_t atomic;
+  int port;
+  double v;
+} last_value;
+static void on_last(void *ud, double t, uint32_t atomic, int port, const cdevs_value *v) {
+  (void)t;
+  last_value *l = ud;
+  if (atomic == l->atomic && port == l->port) l->v = v->kind == CDEVS_TAYLOR ? v->u.taylor[0] : v->u.real;
+}
+
 static double ff_r2(double t, const double *s0, double k, double g) {
   double e = (1.0 - exp(-k * t)) / k;
   double x = s0[0] + s0[2] * e, y = s0[1] + (s0[3] + g / k) * e - g / k * t;
@@ -460,18 +420,24 @@ static void test_relation_from_zero(void) {
       "  der(vy) = -9.81 - 0.1 * vy;\nalgorithm\n  when x^2 + y^2 >= 1 and x * vx + y * vy > 0 then\n"
       "    hit := time;\n  end when;\n  annotation(experiment(StopTime = 1.5, Tolerance = 1e-8, AbsTolerance = 1e-10,"
       " MMO_Output = {hit}));\nend a;\n";
-  static const cdevs_qss_method methods[] = {CDEVS_QSS2, CDEVS_QSS3, CDEVS_LIQSS2, CDEVS_LIQSS3};
+  static const cdevs_qss_method methods[] = {CDEVS_QSS2, CDEVS_QSS3, CDEVS_LIQSS2, CDEVS_LIQSS3, CDEVS_CVODE_BDF,
+                                             CDEVS_CVODE_AM};
   for (size_t mi = 0; mi < sizeof methods / sizeof methods[0]; mi++) {
     cdevs_mo *mo = NULL;
     int loaded = cdevs_mo_load_text("rel.mo", text, strlen(text), stderr, &mo) == 0;
     CHECK(loaded);
     if (!loaded) return;
+    cdevs_mo_set_ode(mo, &cdevs_ode_cvode);
     cdevs_model *root = cdevs_root_new(NULL, "t");
     cdevs_model *m = cdevs_mo_add(root, "m", mo, methods[mi], 1e-8, 1e-10);
     cdevs_sim *sim = NULL;
     CHECK(m && cdevs_sim_new(root, NULL, &sim) == CDEVS_OK);
-    if (sim && CHECK_RUN(cdevs_sim_run(sim, 1.5))) {
-      double hit = cdevs__system_disc(cdevs_sim_state(sim, m), 0); /* (hit: the first discrete) */
+    last_value lv = {UINT32_MAX, 0, NAN};
+    const cdevs_model *src;
+    static const cdevs_observer obs = {on_last, NULL, NULL, NULL};
+    if (sim && cdevs_mo_output_source(mo, 0, &src, &lv.port) == 0) lv.atomic = cdevs_sim_atomic_id(sim, src);
+    if (sim && CHECK_RUN(cdevs_sim_observe(sim, &obs, &lv)) && CHECK_RUN(cdevs_sim_run(sim, 1.5))) {
+      double hit = lv.v; /* (the last value of hit the system sent) */
       CHECK(fabs(hit - lo) < 1e-6);
       if (!(fabs(hit - lo) < 1e-6))
         fprintf(stderr, "  %s: fired at %.10f, the bob is back on the circle at %.10f\n",

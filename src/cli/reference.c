@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #ifdef CDEVS_NO_CVODE
 /* Built without SUNDIALS (not found at configure time): the stiff system's closed form
@@ -18,6 +19,13 @@ int ref_ode(ref_rhs f, void *ud, size_t n, const double *x0, double t0, double r
             size_t nt, double *out, char *err, size_t errsize) {
   (void)f, (void)ud, (void)n, (void)x0, (void)t0, (void)rtol, (void)atol, (void)tg, (void)nt, (void)out;
   snprintf(err, errsize, "built without SUNDIALS CVODE (Debian libsundials-dev): no ODE reference");
+  return -1;
+}
+int ref_switched(const ref_switched_sys *sys, int c0, const double *x0, double t_end, double rtol, double atol,
+                 double *ev, int max_ev, int *nev, int *c_end, double *x_end, char *err, size_t errsize) {
+  (void)sys, (void)c0, (void)x0, (void)t_end, (void)rtol, (void)atol, (void)ev, (void)max_ev, (void)nev, (void)c_end;
+  (void)x_end;
+  snprintf(err, errsize, "built without SUNDIALS CVODE (Debian libsundials-dev): no switching reference");
   return -1;
 }
 #else
@@ -204,6 +212,78 @@ int ref_ode(ref_rhs f, void *ud, size_t n, const double *x0, double t0, double r
 out:
   if (rc && !err[0]) snprintf(err, errsize, "CVODE: setup failed");
   cv_free(LS, A, y, mem, ctx);
+  return rc;
+}
+
+/* ---- A system switching between classes ---------------------------------------------- */
+
+typedef struct sw_ud {
+  const ref_switched_sys *sys;
+  int c;
+} sw_ud;
+
+static int sw_rhs(sunrealtype t, N_Vector y, N_Vector yd, void *ud) {
+  (void)t;
+  const sw_ud *u = ud;
+  u->sys->rhs(u->c, NV_DATA_S(y), NV_DATA_S(yd));
+  return 0;
+}
+
+static int sw_root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
+  (void)t;
+  const sw_ud *u = ud;
+  g[0] = u->sys->root(u->c, NV_DATA_S(y));
+  return 0;
+}
+
+int ref_switched(const ref_switched_sys *sys, int c0, const double *x0, double t_end, double rtol, double atol,
+                 double *ev, int max_ev, int *nev, int *c_end, double *x_end, char *err, size_t errsize) {
+  SUNContext ctx = NULL;
+  err[0] = 0;
+  *nev = 0;
+  if (SUNContext_Create(NULL, &ctx)) {
+    snprintf(err, errsize, "CVODE: cannot create a context");
+    return -1;
+  }
+  sw_ud u = {sys, c0};
+  double x[REF_MAX_STATES], t = 0.0;
+  memcpy(x, x0, (size_t)sys->n[c0] * sizeof *x);
+  int rc = -1;
+  while (t < t_end) { /* a CVODE run per stretch in one class, in its own state space */
+    int n = sys->n[u.c], dir = sys->dir[u.c];
+    N_Vector y = N_VNew_Serial(n, ctx);
+    void *mem = CVodeCreate(CV_ADAMS, ctx);
+    SUNMatrix A = SUNDenseMatrix(n, n, ctx);
+    SUNLinearSolver LS = y && A ? SUNLinSol_Dense(y, A, ctx) : NULL;
+    int ok = y && mem && A && LS;
+    if (ok) {
+      memcpy(NV_DATA_S(y), x, (size_t)n * sizeof *x);
+      ok = !CVodeInit(mem, sw_rhs, t, y) && !CVodeSStolerances(mem, rtol, atol) && !CVodeSetUserData(mem, &u) &&
+           !CVodeSetLinearSolver(mem, LS, A) && !CVodeRootInit(mem, 1, sw_root) &&
+           !CVodeSetMaxNumSteps(mem, 10000000) && !CVodeSetStopTime(mem, t_end) && !CVodeSetRootDirection(mem, &dir);
+    }
+    int flag = ok ? CVode(mem, t_end, y, &t, CV_NORMAL) : -1;
+    if (flag >= 0) memcpy(x, NV_DATA_S(y), (size_t)n * sizeof *x);
+    cv_free(LS, A, y, mem, NULL);
+    if (flag < 0) {
+      snprintf(err, errsize, "CVODE failed at t=%g (flag %d)", t, flag);
+      goto out;
+    }
+    if (flag != CV_ROOT_RETURN) break;
+    if (*nev == max_ev) {
+      snprintf(err, errsize, "more than %d switches", max_ev);
+      goto out;
+    }
+    ev[(*nev)++] = t;
+    double nx[REF_MAX_STATES];
+    u.c = sys->map(u.c, x, nx);
+    memcpy(x, nx, (size_t)sys->n[u.c] * sizeof *x);
+  }
+  *c_end = u.c;
+  memcpy(x_end, x, (size_t)sys->n[u.c] * sizeof *x);
+  rc = 0;
+out:
+  SUNContext_Free(&ctx);
   return rc;
 }
 #endif
