@@ -23,10 +23,16 @@ typedef struct end_map {
   uint32_t cap, n;
 } end_map;
 
+/* One side's chains (of the sources, or of the destinations): each end's head in the
+ * map, and per coupling its neighbours in its end's chain. */
+typedef struct chains {
+  end_map map;
+  uint32_t *next, *prev;
+} chains;
+
 struct coupling_index {
-  end_map src, dst;
-  uint32_t *snext, *sprev, *dnext, *dprev; /* the chains' links, per coupling */
-  uint32_t cap;                            /* of the link arrays */
+  chains src, dst;
+  uint32_t cap; /* of the link arrays */
 };
 
 static uint64_t end_key(int32_t model, int32_t port) {
@@ -60,8 +66,7 @@ static void map_del(end_map *m, uint64_t k) {
     h = (h + 1) & mask;
   }
   for (uint32_t j = (h + 1) & mask; m->key[j] != EMPTY; j = (j + 1) & mask) {
-    uint32_t home = key_hash(m->key[j]) & mask;
-    if ((j > h && (home <= h || home > j)) || (j < h && home <= h && home > j)) {
+    if (cdevs__probe_movable(h, j, key_hash(m->key[j]) & mask)) {
       m->key[h] = m->key[j];
       m->head[h] = m->head[j];
       h = j;
@@ -103,7 +108,7 @@ static int links_reserve(const cdevs_alloc *a, coupling_index *x, uint32_t n) {
   uint64_t cap = x->cap ? x->cap : 16;
   while (cap < n) cap *= 2;
   if (cap > UINT32_MAX) return -1;
-  uint32_t *l[4] = {NULL, NULL, NULL, NULL}, **old[4] = {&x->snext, &x->sprev, &x->dnext, &x->dprev};
+  uint32_t *l[4] = {NULL, NULL, NULL, NULL}, **old[4] = {&x->src.next, &x->src.prev, &x->dst.next, &x->dst.prev};
   for (int k = 0; k < 4; k++) {
     l[k] = cdevs__calloc(a, (size_t)cap, sizeof *l[k]);
     if (!l[k]) {
@@ -120,22 +125,50 @@ static int links_reserve(const cdevs_alloc *a, coupling_index *x, uint32_t n) {
   return 0;
 }
 
+static void chains_free(const cdevs_alloc *a, chains *ch, uint32_t cap) {
+  map_free(a, &ch->map);
+  cdevs__free(a, ch->next, cap * sizeof *ch->next);
+  cdevs__free(a, ch->prev, cap * sizeof *ch->prev);
+}
+
 void cdevs__cix_free(const cdevs_alloc *a, coupled_part *cp) {
   coupling_index *x = cp->cix;
   if (!x) return;
-  map_free(a, &x->src);
-  map_free(a, &x->dst);
-  cdevs__free(a, x->snext, x->cap * sizeof *x->snext);
-  cdevs__free(a, x->sprev, x->cap * sizeof *x->sprev);
-  cdevs__free(a, x->dnext, x->cap * sizeof *x->dnext);
-  cdevs__free(a, x->dprev, x->cap * sizeof *x->dprev);
+  chains_free(a, &x->src, x->cap);
+  chains_free(a, &x->dst, x->cap);
   cdevs__free(a, x, sizeof *x);
   cp->cix = NULL;
 }
 
 int cdevs__cix_reserve(const cdevs_alloc *a, coupled_part *cp, uint32_t n) {
   coupling_index *x = cp->cix;
-  return links_reserve(a, x, n) || map_reserve(a, &x->src, n) || map_reserve(a, &x->dst, n) ? -1 : 0;
+  return links_reserve(a, x, n) || map_reserve(a, &x->src.map, n) || map_reserve(a, &x->dst.map, n) ? -1 : 0;
+}
+
+static uint64_t src_key(const coupling *c) { return end_key(c->src, c->src_port); }
+static uint64_t dst_key(const coupling *c) { return end_key(c->dst, c->dst_port); }
+
+/* Coupling i into end k's chain after prev (CDEVS_CIX_NONE: at its head), before next. */
+static void chain_link(chains *ch, uint64_t k, uint32_t i, uint32_t prev, uint32_t next) {
+  ch->prev[i] = prev;
+  ch->next[i] = next;
+  if (next != CDEVS_CIX_NONE) ch->prev[next] = i;
+  if (prev != CDEVS_CIX_NONE)
+    ch->next[prev] = i;
+  else
+    map_set(&ch->map, k, i);
+}
+
+/* Coupling i out of end k's chain. */
+static void chain_unlink(chains *ch, uint64_t k, uint32_t i) {
+  uint32_t p = ch->prev[i], n = ch->next[i];
+  if (n != CDEVS_CIX_NONE) ch->prev[n] = p;
+  if (p != CDEVS_CIX_NONE)
+    ch->next[p] = n;
+  else if (n != CDEVS_CIX_NONE)
+    map_set(&ch->map, k, n);
+  else
+    map_del(&ch->map, k);
 }
 
 /* Coupling c before coupling d in a source's chain: by destination child, then port. */
@@ -146,86 +179,43 @@ static int chain_before(const coupling *c, const coupling *d) {
 void cdevs__cix_insert(coupled_part *cp, uint32_t i) {
   coupling_index *x = cp->cix;
   const coupling *c = &cp->couplings[i];
-  /* into its source's chain, in place */
-  uint64_t ks = end_key(c->src, c->src_port);
-  uint32_t prev = CDEVS_CIX_NONE, next = map_get(&x->src, ks);
-  while (next != CDEVS_CIX_NONE && chain_before(&cp->couplings[next], c)) prev = next, next = x->snext[next];
-  x->sprev[i] = prev;
-  x->snext[i] = next;
-  if (next != CDEVS_CIX_NONE) x->sprev[next] = i;
-  if (prev != CDEVS_CIX_NONE)
-    x->snext[prev] = i;
-  else
-    map_set(&x->src, ks, i);
-  /* at the front of its destination's */
-  uint64_t kd = end_key(c->dst, c->dst_port);
-  uint32_t head = map_get(&x->dst, kd);
-  x->dprev[i] = CDEVS_CIX_NONE;
-  x->dnext[i] = head;
-  if (head != CDEVS_CIX_NONE) x->dprev[head] = i;
-  map_set(&x->dst, kd, i);
-}
-
-/* Takes coupling i out of both chains. */
-static void unlink_coupling(coupling_index *x, const coupling *c, uint32_t i) {
-  uint32_t p = x->sprev[i], n = x->snext[i];
-  if (n != CDEVS_CIX_NONE) x->sprev[n] = p;
-  if (p != CDEVS_CIX_NONE)
-    x->snext[p] = n;
-  else if (n != CDEVS_CIX_NONE)
-    map_set(&x->src, end_key(c->src, c->src_port), n);
-  else
-    map_del(&x->src, end_key(c->src, c->src_port));
-  p = x->dprev[i], n = x->dnext[i];
-  if (n != CDEVS_CIX_NONE) x->dprev[n] = p;
-  if (p != CDEVS_CIX_NONE)
-    x->dnext[p] = n;
-  else if (n != CDEVS_CIX_NONE)
-    map_set(&x->dst, end_key(c->dst, c->dst_port), n);
-  else
-    map_del(&x->dst, end_key(c->dst, c->dst_port));
+  /* into its source's chain, in place; at the front of its destination's */
+  uint32_t prev = CDEVS_CIX_NONE, next = map_get(&x->src.map, src_key(c));
+  while (next != CDEVS_CIX_NONE && chain_before(&cp->couplings[next], c)) prev = next, next = x->src.next[next];
+  chain_link(&x->src, src_key(c), i, prev, next);
+  chain_link(&x->dst, dst_key(c), i, CDEVS_CIX_NONE, map_get(&x->dst.map, dst_key(c)));
 }
 
 void cdevs__cix_erase(coupled_part *cp, uint32_t i) {
   coupling_index *x = cp->cix;
-  unlink_coupling(x, &cp->couplings[i], i);
+  chain_unlink(&x->src, src_key(&cp->couplings[i]), i);
+  chain_unlink(&x->dst, dst_key(&cp->couplings[i]), i);
   uint32_t last = --cp->ncouplings;
   if (i == last) return;
-  /* the last coupling moves into the hole: its neighbours and heads follow it */
+  /* the last coupling moves into the hole: unlinked from where it was, linked again
+   * between the same neighbours */
   const coupling *c = &cp->couplings[last];
+  uint32_t sp = x->src.prev[last], sn = x->src.next[last], dp = x->dst.prev[last], dn = x->dst.next[last];
   cp->couplings[i] = *c;
-  x->snext[i] = x->snext[last], x->sprev[i] = x->sprev[last];
-  x->dnext[i] = x->dnext[last], x->dprev[i] = x->dprev[last];
-  if (x->snext[i] != CDEVS_CIX_NONE) x->sprev[x->snext[i]] = i;
-  if (x->sprev[i] != CDEVS_CIX_NONE)
-    x->snext[x->sprev[i]] = i;
-  else
-    map_set(&x->src, end_key(c->src, c->src_port), i);
-  if (x->dnext[i] != CDEVS_CIX_NONE) x->dprev[x->dnext[i]] = i;
-  if (x->dprev[i] != CDEVS_CIX_NONE)
-    x->dnext[x->dprev[i]] = i;
-  else
-    map_set(&x->dst, end_key(c->dst, c->dst_port), i);
+  chain_link(&x->src, src_key(c), i, sp, sn);
+  chain_link(&x->dst, dst_key(c), i, dp, dn);
 }
 
-/* A coupling's sort key with its position (qsort needs no global state this way). */
-typedef struct skey {
-  coupling c;
-  uint32_t i;
-} skey;
-static int cmp_skey(const void *pa, const void *pb) {
-  const coupling *a = &((const skey *)pa)->c, *b = &((const skey *)pb)->c;
+int cdevs__cmp_ckey(const void *pa, const void *pb) {
+  const cdevs__ckey *x = pa, *y = pb;
+  const coupling *a = &x->c, *b = &y->c;
   if (a->src != b->src) return a->src < b->src ? -1 : 1;
   if (a->src_port != b->src_port) return a->src_port < b->src_port ? -1 : 1;
   if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
-  return a->dst_port < b->dst_port ? -1 : (a->dst_port > b->dst_port);
+  if (a->dst_port != b->dst_port) return a->dst_port < b->dst_port ? -1 : 1;
+  return x->i < y->i ? -1 : (x->i > y->i);
 }
 
 int cdevs__cix_build(const cdevs_alloc *a, coupled_part *cp) {
   if (cp->cix) return 0;
   uint32_t n = cp->ncouplings;
   coupling_index *x = cdevs__calloc(a, 1, sizeof *x);
-  skey *keys = n ? cdevs__calloc(a, n, sizeof *keys) : NULL;
+  cdevs__ckey *keys = n ? cdevs__calloc(a, n, sizeof *keys) : NULL;
   if (!x || (n && !keys)) {
     cdevs__free(a, x, sizeof *x);
     cdevs__free(a, keys, (size_t)n * sizeof *keys);
@@ -240,29 +230,23 @@ int cdevs__cix_build(const cdevs_alloc *a, coupled_part *cp) {
   /* Sorted once, the chains are linked in order (inserting one by one would walk a
    * chain per coupling: quadratic in a large fan-out). Walked backwards, each
    * coupling goes to the front of its chains. */
-  for (uint32_t i = 0; i < n; i++) keys[i] = (skey){cp->couplings[i], i};
-  if (n) qsort(keys, n, sizeof *keys, cmp_skey);
+  for (uint32_t i = 0; i < n; i++) keys[i] = (cdevs__ckey){cp->couplings[i], i};
+  if (n) qsort(keys, n, sizeof *keys, cdevs__cmp_ckey);
   for (uint32_t k = n; k-- > 0;) {
     uint32_t i = keys[k].i;
     const coupling *c = &cp->couplings[i];
-    uint64_t ks = end_key(c->src, c->src_port), kd = end_key(c->dst, c->dst_port);
-    uint32_t hs = map_get(&x->src, ks), hd = map_get(&x->dst, kd);
-    x->sprev[i] = x->dprev[i] = CDEVS_CIX_NONE;
-    x->snext[i] = hs, x->dnext[i] = hd;
-    if (hs != CDEVS_CIX_NONE) x->sprev[hs] = i;
-    if (hd != CDEVS_CIX_NONE) x->dprev[hd] = i;
-    map_set(&x->src, ks, i);
-    map_set(&x->dst, kd, i);
+    chain_link(&x->src, src_key(c), i, CDEVS_CIX_NONE, map_get(&x->src.map, src_key(c)));
+    chain_link(&x->dst, dst_key(c), i, CDEVS_CIX_NONE, map_get(&x->dst.map, dst_key(c)));
   }
   cdevs__free(a, keys, (size_t)n * sizeof *keys);
   return 0;
 }
 
 uint32_t cdevs__cix_from(const coupled_part *cp, int32_t src, int32_t port) {
-  return map_get(&cp->cix->src, end_key(src, port));
+  return map_get(&cp->cix->src.map, end_key(src, port));
 }
-uint32_t cdevs__cix_from_next(const coupled_part *cp, uint32_t i) { return cp->cix->snext[i]; }
+uint32_t cdevs__cix_from_next(const coupled_part *cp, uint32_t i) { return cp->cix->src.next[i]; }
 uint32_t cdevs__cix_to(const coupled_part *cp, int32_t dst, int32_t port) {
-  return map_get(&cp->cix->dst, end_key(dst, port));
+  return map_get(&cp->cix->dst.map, end_key(dst, port));
 }
-uint32_t cdevs__cix_to_next(const coupled_part *cp, uint32_t i) { return cp->cix->dnext[i]; }
+uint32_t cdevs__cix_to_next(const coupled_part *cp, uint32_t i) { return cp->cix->dst.next[i]; }

@@ -30,24 +30,6 @@ typedef struct flat {
   bool oom;
 } flat;
 
-/* Sort keys carry their data, so that no comparator needs global state (the
-   library must be usable from several threads). */
-typedef struct ckey {
-  coupling c;
-  uint32_t i;
-} ckey;
-
-static int cmp_ckey(const void *pa, const void *pb) {
-  const ckey *x = pa, *y = pb;
-  const coupling *a = &x->c, *b = &y->c;
-  if (a->src != b->src) return a->src < b->src ? -1 : 1;
-  if (a->src_port != b->src_port) return a->src_port < b->src_port ? -1 : 1;
-  if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
-  if (a->dst_port != b->dst_port) return a->dst_port < b->dst_port ? -1 : 1;
-  /* Stable among equals so that the delivery order is the coupling order. */
-  return x->i < y->i ? -1 : (x->i > y->i);
-}
-
 /* Children of m in select order: (priority, creation index). */
 static int cmp_child(const void *pa, const void *pb) {
   const cdevs_model *a = *(const cdevs_model *const *)pa, *b = *(const cdevs_model *const *)pb;
@@ -137,7 +119,7 @@ static cdevs_status index_couplings(flat *f, cindex *ci, const cdevs_model *m) {
   ci->m = m;
   if (!m->cp->ncouplings) return CDEVS_OK;
   ci->order = cdevs__calloc(f->a, m->cp->ncouplings, sizeof *ci->order);
-  ckey *keys = cdevs__calloc(f->a, m->cp->ncouplings, sizeof *keys);
+  cdevs__ckey *keys = cdevs__calloc(f->a, m->cp->ncouplings, sizeof *keys);
   if (!ci->order || !keys) {
     cdevs__free(f->a, keys, m->cp->ncouplings * sizeof *keys);
     return CDEVS_ENOMEM;
@@ -146,7 +128,7 @@ static cdevs_status index_couplings(flat *f, cindex *ci, const cdevs_model *m) {
     keys[i].c = m->cp->couplings[i];
     keys[i].i = i;
   }
-  qsort(keys, m->cp->ncouplings, sizeof *keys, cmp_ckey);
+  qsort(keys, m->cp->ncouplings, sizeof *keys, cdevs__cmp_ckey);
   for (uint32_t i = 0; i < m->cp->ncouplings; i++) ci->order[i] = keys[i].i;
   cdevs__free(f->a, keys, m->cp->ncouplings * sizeof *keys);
   for (uint32_t i = 1; i < m->cp->ncouplings; i++) {
@@ -192,8 +174,6 @@ static void add_dest(flat *f, uint32_t model, uint32_t port) {
   f->out[f->nout].port = port;
   f->nout++;
 }
-
-static uint32_t atomic_id(const flat *f, const cdevs_model *m);
 
 /* Where a chain of couplings is being followed: the couplings of m leaving (src, port)
    are order[pos .. ) while they still match. */
@@ -278,17 +258,11 @@ static void follow(flat *f, const cdevs_model *m, int32_t src, int32_t port) {
     }
     const cdevs_model *child = cm->cp->children[c->dst];
     if (child->atomic)
-      add_dest(f, atomic_id(f, child), (uint32_t)c->dst_port);
+      add_dest(f, child->id, (uint32_t)c->dst_port); /* (walk gave the ids) */
     else
       push_follow(f, child, -1, c->dst_port); /* EIC of the child */
   }
   f->nfstack = base;
-}
-
-/* The id of an atomic model (walk gave it). */
-static uint32_t atomic_id(const flat *f, const cdevs_model *m) {
-  (void)f;
-  return m->id;
 }
 
 /* Moves the collected destinations into a CSR array (start offsets, dests). */

@@ -251,9 +251,7 @@ static void index_del(name_index *x, const void *list, name_at at, int32_t i) {
   uint32_t mask = x->cap - 1, h = name_hash(at(list, (uint32_t)i)) & mask;
   while (x->slot[h] != i) h = (h + 1) & mask;
   for (uint32_t j = (h + 1) & mask; x->slot[j] >= 0; j = (j + 1) & mask) {
-    uint32_t home = name_hash(at(list, (uint32_t)x->slot[j])) & mask;
-    /* the entry at j may move to the hole h when its home is not in (h, j] */
-    if ((j > h && (home <= h || home > j)) || (j < h && home <= h && home > j)) {
+    if (cdevs__probe_movable(h, j, name_hash(at(list, (uint32_t)x->slot[j])) & mask)) {
       x->slot[h] = x->slot[j];
       h = j;
     }

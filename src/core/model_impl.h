@@ -129,6 +129,20 @@ void cdevs__node_release(cdevs_model *m);
  *   a chain. */
 typedef struct coupling_index coupling_index;
 #define CDEVS_CIX_NONE UINT32_MAX
+/* A coupling with its position, sorted by its ends (source, then destination; then
+ * position, so that equals keep their order): for qsort, which needs no global state
+ * this way (coupling_index.c, flatten.c). */
+typedef struct cdevs__ckey {
+  coupling c;
+  uint32_t i;
+} cdevs__ckey;
+int cdevs__cmp_ckey(const void *pa, const void *pb);
+/* Backward-shift deletion in a linearly probed table (the name index, the end maps):
+ * the entry at j, whose hash puts it at home, may fill the hole at h when home is not
+ * in (h, j] (cyclically). */
+static inline int cdevs__probe_movable(uint32_t h, uint32_t j, uint32_t home) {
+  return (j > h && (home <= h || home > j)) || (j < h && home <= h && home > j);
+}
 int cdevs__cix_build(const cdevs_alloc *a, coupled_part *cp);
 void cdevs__cix_free(const cdevs_alloc *a, coupled_part *cp);
 int cdevs__cix_reserve(const cdevs_alloc *a, coupled_part *cp, uint32_t n);
