@@ -36,14 +36,15 @@
 static int reference(const ref_switched_sys *sys, int c0, const double *x0, double t_end, double *ev, int *nev,
                      int *c_end, double *x_end) {
   char err[200];
-  int rc = ref_switched(sys, c0, x0, t_end, 1e-12, 1e-14, ev, MAX_EV, nev, c_end, x_end, err, sizeof err);
+  int rc = ref_switched(sys, c0, x0, t_end, 1e-12, 1e-14, ev, NULL, MAX_EV, nev, c_end, x_end, err, sizeof err);
   if (rc) fprintf(stderr, "reference: %s\n", err);
   return rc;
 }
 
 /* The string pendulum: class 0 bound (phi, w), class 1 free (x, y, vx, vy). */
 static const double SP_L = 1.0, SP_G = 9.81, SP_K = 0.1;
-static void sp_rhs(int c, const double *y, double *yd) {
+static void sp_rhs(int c, const double *y, double *yd, void *ud) {
+  (void)ud;
   if (c == 0) {
     yd[0] = y[1];
     yd[1] = -SP_G / SP_L * sin(y[0]) - SP_K * y[1];
@@ -55,10 +56,12 @@ static void sp_rhs(int c, const double *y, double *yd) {
 }
 /* Bound: the thread's force per unit mass L w^2 + g cos(phi) (it goes slack below 0);
  * free: x^2 + y^2 - L^2 (stretched at 0). */
-static double sp_root(int c, const double *y) {
+static double sp_root(int c, const double *y, void *ud) {
+  (void)ud;
   return c == 0 ? SP_L * y[1] * y[1] + SP_G * cos(y[0]) : y[0] * y[0] + y[1] * y[1] - SP_L * SP_L;
 }
-static int sp_map(int c, const double *y, double *y2) {
+static int sp_map(int c, const double *y, double *y2, void *ud) {
+  (void)ud;
   if (c == 0) {
     double phi = y[0], w = y[1];
     y2[0] = SP_L * sin(phi), y2[1] = -SP_L * cos(phi), y2[2] = SP_L * w * cos(phi), y2[3] = SP_L * w * sin(phi);
@@ -70,7 +73,8 @@ static int sp_map(int c, const double *y, double *y2) {
 }
 
 /* The machine: class 0 Engine2 (theta, w), class 1 Engine1 (w). */
-static void m_rhs(int c, const double *y, double *yd) {
+static void m_rhs(int c, const double *y, double *yd, void *ud) {
+  (void)ud;
   if (c == 0) {
     yd[0] = y[1];
     yd[1] = 1.8 * 10.0 * (1.0 + sin(1.8 * y[0])) / 1.0;
@@ -78,8 +82,10 @@ static void m_rhs(int c, const double *y, double *yd) {
     yd[0] = 1.8 * 10.0 / 1.0;
   }
 }
-static double m_root(int c, const double *y) { return c == 0 ? y[1] - 40.0 : 1.0; }
-static int m_map(int c, const double *y, double *y2) {
+static double m_root(int c, const double *y, void *ud) {
+  (void)ud; return c == 0 ? y[1] - 40.0 : 1.0; }
+static int m_map(int c, const double *y, double *y2, void *ud) {
+  (void)ud;
   (void)c;
   y2[0] = y[1];
   return 1;
@@ -180,7 +186,7 @@ static int run_file(const char *file, double t_end, seen *s, cont *k, cdevs_mo_s
 
 static void test_string_pendulum(void) {
   /* (bound: the force falls through 0; free: the distance rises through L) */
-  static const ref_switched_sys sys = {{2, 4}, {-1, 1}, sp_rhs, sp_root, sp_map};
+  static const ref_switched_sys sys = {{2, 4}, {-1, 1}, sp_rhs, sp_root, sp_map, NULL, 0};
   double ev[MAX_EV], y_end[4], y0[2] = {0.0, 7.0};
   int nev = 0, c_end = -1;
   CHECK(reference(&sys, 0, y0, 10.0, ev, &nev, &c_end, y_end) == 0);
@@ -222,7 +228,7 @@ static void test_string_pendulum(void) {
 }
 
 static void test_machine(void) {
-  static const ref_switched_sys sys = {{2, 1}, {1, 1}, m_rhs, m_root, m_map};
+  static const ref_switched_sys sys = {{2, 1}, {1, 1}, m_rhs, m_root, m_map, NULL, 0};
   double ev[MAX_EV], y_end[2], y0[2] = {0.0, 0.0};
   int nev = 0, c_end = -1;
   CHECK(reference(&sys, 0, y0, 5.0, ev, &nev, &c_end, y_end) == 0);
@@ -247,22 +253,25 @@ static void test_machine(void) {
  * contact; the rope wraps on the pin as phi falls through phip, leaves it as it rises. */
 #define C7_PI 3.14159265358979323846
 static const double C7_M = 1.02, C7_L = 1.0, C7_LP = 0.7, C7_G = 9.81, C7_D = 0.2, C7_PHIP = -C7_PI / 12;
-static void c7_rhs(int c, const double *x, double *dx) {
+static void c7_rhs(int c, const double *x, double *dx, void *ud) {
+  (void)ud;
   double len = c == 0 ? C7_L : C7_L - C7_LP;
   dx[0] = x[1] / len;
   dx[1] = -C7_G * sin(x[0]) - C7_D / C7_M * x[1];
 }
-static double c7_root(int c, const double *x) {
+static double c7_root(int c, const double *x, void *ud) {
+  (void)ud;
   (void)c;
   return x[0] - C7_PHIP;
 }
-static int c7_map(int c, const double *x, double *y) {
+static int c7_map(int c, const double *x, double *y, void *ud) {
+  (void)ud;
   y[0] = x[0], y[1] = x[1];
   return 1 - c;
 }
 
 static void test_c7_switch(void) {
-  static const ref_switched_sys sys = {{2, 2}, {-1, 1}, c7_rhs, c7_root, c7_map};
+  static const ref_switched_sys sys = {{2, 2}, {-1, 1}, c7_rhs, c7_root, c7_map, NULL, 0};
   double ref[MAX_EV], x_end[2], x0[2] = {C7_PI / 6, 0.0};
   int nref = 0, c_end = -1;
   CHECK(reference(&sys, 0, x0, 10.0, ref, &nref, &c_end, x_end) == 0);

@@ -22,8 +22,10 @@ int ref_ode(ref_rhs f, void *ud, size_t n, const double *x0, double t0, double r
   return -1;
 }
 int ref_switched(const ref_switched_sys *sys, int c0, const double *x0, double t_end, double rtol, double atol,
-                 double *ev, int max_ev, int *nev, int *c_end, double *x_end, char *err, size_t errsize) {
-  (void)sys, (void)c0, (void)x0, (void)t_end, (void)rtol, (void)atol, (void)ev, (void)max_ev, (void)nev, (void)c_end;
+                 double *ev, double *ev_x, int max_ev, int *nev, int *c_end, double *x_end, char *err,
+                 size_t errsize) {
+  (void)sys, (void)c0, (void)x0, (void)t_end, (void)rtol, (void)atol, (void)ev, (void)ev_x, (void)max_ev, (void)nev;
+  (void)c_end;
   (void)x_end;
   snprintf(err, errsize, "built without SUNDIALS CVODE (Debian libsundials-dev): no switching reference");
   return -1;
@@ -225,19 +227,20 @@ typedef struct sw_ud {
 static int sw_rhs(sunrealtype t, N_Vector y, N_Vector yd, void *ud) {
   (void)t;
   const sw_ud *u = ud;
-  u->sys->rhs(u->c, NV_DATA_S(y), NV_DATA_S(yd));
+  u->sys->rhs(u->c, NV_DATA_S(y), NV_DATA_S(yd), u->sys->ud);
   return 0;
 }
 
 static int sw_root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
   (void)t;
   const sw_ud *u = ud;
-  g[0] = u->sys->root(u->c, NV_DATA_S(y));
+  g[0] = u->sys->root(u->c, NV_DATA_S(y), u->sys->ud);
   return 0;
 }
 
 int ref_switched(const ref_switched_sys *sys, int c0, const double *x0, double t_end, double rtol, double atol,
-                 double *ev, int max_ev, int *nev, int *c_end, double *x_end, char *err, size_t errsize) {
+                 double *ev, double *ev_x, int max_ev, int *nev, int *c_end, double *x_end, char *err,
+                 size_t errsize) {
   SUNContext ctx = NULL;
   err[0] = 0;
   *nev = 0;
@@ -252,7 +255,7 @@ int ref_switched(const ref_switched_sys *sys, int c0, const double *x0, double t
   while (t < t_end) { /* a CVODE run per stretch in one class, in its own state space */
     int n = sys->n[u.c], dir = sys->dir[u.c];
     N_Vector y = N_VNew_Serial(n, ctx);
-    void *mem = CVodeCreate(CV_ADAMS, ctx);
+    void *mem = CVodeCreate(sys->bdf ? CV_BDF : CV_ADAMS, ctx);
     SUNMatrix A = SUNDenseMatrix(n, n, ctx);
     SUNLinearSolver LS = y && A ? SUNLinSol_Dense(y, A, ctx) : NULL;
     int ok = y && mem && A && LS;
@@ -274,9 +277,10 @@ int ref_switched(const ref_switched_sys *sys, int c0, const double *x0, double t
       snprintf(err, errsize, "more than %d switches", max_ev);
       goto out;
     }
+    if (ev_x) memcpy(ev_x + (size_t)*nev * REF_MAX_STATES, x, (size_t)n * sizeof *x);
     ev[(*nev)++] = t;
     double nx[REF_MAX_STATES];
-    u.c = sys->map(u.c, x, nx);
+    u.c = sys->map(u.c, x, nx, sys->ud);
     memcpy(x, nx, (size_t)sys->n[u.c] * sizeof *x);
   }
   *c_end = u.c;

@@ -30,24 +30,29 @@ int ref_ode(ref_rhs f, void *ud, size_t n, const double *x0, double t0, double r
 
 /*
  * A system that switches between classes of different state spaces (tests of models
- * that change their class, written in C apart from the model language): class c has
- * n[c] states (at most REF_MAX_STATES), ẋ = rhs(c, x), and leaves when root(c, x)
- * crosses 0 in direction dir[c] (+1 rising, -1 falling); map(c, x, y) gives the
- * next class's states y and returns that class. From class c0 at x0, t = 0, to t_end
- * by CVODE (Adams, rtol, atol, its root finding), started again at each switch: the
- * switch times into ev (at most max_ev; *nev of them), the last class and its states
- * into *c_end, x_end. Returns 0, or -1 with a message in err.
+ * that change their class, or their equations, written in C apart from the model
+ * language): class c has n[c] states (at most REF_MAX_STATES), ẋ = rhs(c, x), and
+ * leaves when root(c, x) crosses 0 in direction dir[c] (+1 rising, -1 falling);
+ * map(c, x, y) gives the next class's states y and returns that class; ud is passed
+ * to each. From class c0 at x0, t = 0, to t_end by CVODE (Adams, or BDF with bdf,
+ * at rtol, atol, its root finding), started again at each switch: the switch times
+ * into ev (at most max_ev; *nev of them), and when ev_x is not NULL the states just
+ * before each (REF_MAX_STATES a switch); the last class and its states into *c_end,
+ * x_end. Returns 0, or -1 with a message in err.
  */
 #define REF_MAX_STATES 8
 #define REF_MAX_CLASSES 4
 typedef struct ref_switched_sys {
   int n[REF_MAX_CLASSES], dir[REF_MAX_CLASSES];
-  void (*rhs)(int c, const double *x, double *dx);
-  double (*root)(int c, const double *x);
-  int (*map)(int c, const double *x, double *y);
+  void (*rhs)(int c, const double *x, double *dx, void *ud);
+  double (*root)(int c, const double *x, void *ud);
+  int (*map)(int c, const double *x, double *y, void *ud);
+  void *ud;
+  int bdf;
 } ref_switched_sys;
 int ref_switched(const ref_switched_sys *sys, int c0, const double *x0, double t_end, double rtol, double atol,
-                 double *ev, int max_ev, int *nev, int *c_end, double *x_end, char *err, size_t errsize);
+                 double *ev, double *ev_x, int max_ev, int *nev, int *c_end, double *x_end, char *err,
+                 size_t errsize);
 
 /* The stiff system's exact solution at t. */
 void ref_stiff(double t, double *x1, double *x2);
